@@ -1,0 +1,24 @@
+# One entry point for people, the README and CI.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+export PATH := $(shell scripts/toolpath)
+
+.PHONY: setup lint test test-only bench clean
+
+setup:
+	@scripts/setup-dev
+
+lint: setup
+	$(PY) -m ruff check server tests bench
+	$(PY) -m ruff format --check server tests bench
+	$(PY) -m mypy
+
+test-only:
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test: lint
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

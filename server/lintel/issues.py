@@ -1,0 +1,277 @@
+"""The Issue record every tool's output is turned into (CONTRACT §3), and the TestFailure record.
+
+Parsers build issues with `make_issue`; `finalize_issues` later fills the edit-stable fingerprint from the
+source text, the only step that reads files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal, get_args
+
+IssueKind = Literal["test", "lint", "typecheck", "build", "format", "contract", "timeout", "custom"]
+Severity = Literal["error", "warning", "info", "hint"]
+
+SEVERITY_RANK: Mapping[Severity, int] = {"error": 3, "warning": 2, "info": 1, "hint": 0}
+_SEVERITY_WORDS: Mapping[str, Severity] = {
+    "error": "error",
+    "err": "error",
+    "fatal": "error",
+    "failure": "error",
+    "critical": "error",
+    "2": "error",
+    "warning": "warning",
+    "warn": "warning",
+    "1": "warning",
+    "info": "info",
+    "information": "info",
+    "note": "info",
+    "notice": "info",
+    "help": "hint",
+    "hint": "hint",
+    "style": "info",
+    "convention": "info",
+    "refactor": "info",
+}
+
+
+def severity_from(word: str | int | None, default: Severity = "warning") -> Severity:
+    """Map a tool's severity word (or eslint's 1/2) onto lintel's four levels."""
+    if word is None:
+        return default
+    return _SEVERITY_WORDS.get(str(word).strip().lower(), default)
+
+
+@dataclass(frozen=True)
+class Issue:
+    kind: IssueKind
+    signature: str
+    message: str
+    severity: Severity
+    source: str
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+    rule: str | None = None
+    hint: str | None = None
+    fingerprint: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire shape of CONTRACT §3: camelCase keys, absent optionals left out."""
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "signature": self.signature,
+            "fingerprint": self.fingerprint,
+            "message": self.message,
+            "severity": self.severity,
+            "source": self.source,
+        }
+        optional = {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "endLine": self.end_line,
+            "endColumn": self.end_column,
+            "rule": self.rule,
+            "hint": self.hint,
+        }
+        out.update({k: v for k, v in optional.items() if v is not None})
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Issue:
+        kind = data.get("kind")
+        severity = data.get("severity")
+        return cls(
+            kind=kind if kind in get_args(IssueKind) else "custom",
+            signature=str(data.get("signature", "")),
+            fingerprint=str(data.get("fingerprint", "")),
+            message=str(data.get("message", "")),
+            severity=severity if severity in get_args(Severity) else "warning",
+            source=str(data.get("source", "")),
+            file=data.get("file"),
+            line=data.get("line"),
+            column=data.get("column"),
+            end_line=data.get("endLine"),
+            end_column=data.get("endColumn"),
+            rule=data.get("rule"),
+            hint=data.get("hint"),
+        )
+
+
+@dataclass(frozen=True)
+class TestFailure:
+    __test__ = False  # not a pytest test class
+
+    name: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+    output: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "message": self.message}
+        for key, value in (("file", self.file), ("line", self.line), ("output", self.output)):
+            if value is not None:
+                out[key] = value
+        return out
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def make_signature(kind: str, file: str | None, line: int | None, message: str) -> str:
+    """`<kind>:<file>:<line>:<message>`; without file and line, `custom:` + sha256(message)."""
+    if file is None and line is None:
+        return "custom:" + sha256_hex(message)
+    return f"{kind}:{file or ''}:{line if line is not None else ''}:{message}"
+
+
+def _positive(value: int | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number >= 1 else None
+
+
+def make_issue(
+    *,
+    kind: IssueKind,
+    message: str,
+    source: str,
+    severity: Severity = "error",
+    file: str | None = None,
+    line: int | None = None,
+    column: int | None = None,
+    end_line: int | None = None,
+    end_column: int | None = None,
+    rule: str | None = None,
+    hint: str | None = None,
+) -> Issue:
+    """Build an Issue with its signature. `file` must already be root-relative (see ParseContext)."""
+    message = message.strip() or "(no message)"
+    line = _positive(line)
+    return Issue(
+        kind=kind,
+        signature=make_signature(kind, file, line, message),
+        message=message,
+        severity=severity,
+        source=source,
+        file=file,
+        line=line,
+        column=_positive(column),
+        end_line=_positive(end_line),
+        end_column=_positive(end_column),
+        rule=rule or None,
+        hint=hint,
+    )
+
+
+_WS = re.compile(r"\s+")
+
+
+def make_fingerprint(kind: str, file: str | None, rule: str | None, line_text: str) -> str:
+    """Hash of what survives edits elsewhere: kind, file, rule and the flagged line's normalised text."""
+    normalised = _WS.sub(" ", line_text).strip()
+    return sha256_hex("\x1f".join((kind, file or "", rule or "", normalised)))
+
+
+LineReader = Callable[[str, int], str | None]
+
+
+class SourceLines:
+    """Reads (and caches) source lines of root-relative files for fingerprints."""
+
+    def __init__(self, root: Path, max_bytes: int = 5 * 1024 * 1024) -> None:
+        self._root = root
+        self._max_bytes = max_bytes
+        self._cache: dict[str, list[str] | None] = {}
+
+    def __call__(self, file: str, line: int) -> str | None:
+        if file not in self._cache:
+            self._cache[file] = self._load(file)
+        lines = self._cache[file]
+        if lines is None or not 1 <= line <= len(lines):
+            return None
+        return lines[line - 1]
+
+    def _load(self, file: str) -> list[str] | None:
+        path = self._root / file
+        try:
+            if path.stat().st_size > self._max_bytes:
+                return None
+            return path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return None
+
+
+def finalize_issues(issues: Iterable[Issue], read_line: LineReader) -> list[Issue]:
+    """Fill each issue's fingerprint; without a readable line the message stands in for its text."""
+    out: list[Issue] = []
+    for issue in issues:
+        text: str | None = None
+        if issue.file is not None and issue.line is not None:
+            text = read_line(issue.file, issue.line)
+        if text is None:
+            text = issue.message
+        out.append(replace(issue, fingerprint=make_fingerprint(issue.kind, issue.file, issue.rule, text)))
+    return out
+
+
+@dataclass(frozen=True)
+class ParseContext:
+    """Where a tool ran and which root its paths are reported against. Path arithmetic only, no I/O."""
+
+    cwd: str
+    root: str
+
+    def relpath(self, printed: str) -> str:
+        """Turn a path as the tool printed it into a root-relative POSIX path.
+
+        Paths outside the root stay absolute (with `/`), so nothing is silently misattributed.
+        """
+        text = printed.strip()
+        if text.startswith("file://"):
+            text = text[len("file://") :]
+        text = text.replace("\\", "/")
+        base = PurePosixPath(self.cwd.replace("\\", "/"))
+        path = PurePosixPath(text)
+        if not path.is_absolute():
+            path = base / path
+        parts: list[str] = []
+        for part in path.parts:
+            if part == "..":
+                if len(parts) > 1:
+                    parts.pop()
+            elif part != ".":
+                parts.append(part)
+        normal = PurePosixPath(*parts) if parts else PurePosixPath("/")
+        root = PurePosixPath(self.root.replace("\\", "/"))
+        try:
+            rel = normal.relative_to(root)
+        except ValueError:
+            return str(normal)
+        return str(rel) if str(rel) != "." else ""
+
+
+@dataclass
+class ParseResult:
+    """What a parser made of one run: issues, test failures, and whether it recognised the output at all.
+
+    `recognized` lets the check layer tell "the tool said nothing is wrong" from "the tool printed
+    something we could not read" (which is not_checked, never clean).
+    """
+
+    issues: list[Issue] = field(default_factory=list)
+    failures: list[TestFailure] = field(default_factory=list)
+    recognized: bool = False

@@ -1,0 +1,140 @@
+"""The shape of a toolchain entry and the binary resolution chain shared by all languages.
+
+A toolchain module is data: for a project and a check it names the argv, the parser, what the exit codes
+mean and how to install the binary. Running it is checks.py's job.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, get_args
+
+from lintel.issues import IssueKind
+
+log = logging.getLogger(__name__)
+
+CheckName = Literal["lint", "typecheck", "test", "format"]
+CHECKS: tuple[CheckName, ...] = get_args(CheckName)
+
+# argv elements equal to this are replaced by a fresh temporary file path the tool writes a report to.
+REPORT_PLACEHOLDER = "{report}"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    check: CheckName
+    tool: str  # shown to users, and the Issue/Diagnostic source
+    argv: tuple[str, ...]  # argv[0] is resolved through resolve_binary
+    parser: str  # a name from lintel.parsers
+    kind: IssueKind
+    ok_codes: frozenset[int] = frozenset({0})
+    finding_codes: frozenset[int] = frozenset({1})
+    install_hint: str = ""
+    # Binaries that must exist besides argv[0] (eslint behind `npx --no-install eslint`).
+    requires: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    # Whether findings for files outside the run's cwd are possible (informational for the server).
+    per_file: bool = False
+
+    @property
+    def binary(self) -> str:
+        return self.argv[0]
+
+
+LOCAL_BIN_DIRS: tuple[str, ...] = ("node_modules/.bin", ".venv/bin", "venv/bin")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    name: str
+    path: str | None
+    via: Literal["setting", "project", "path", "lintel", "missing"]
+    tried: tuple[str, ...] = ()
+
+    @property
+    def found(self) -> bool:
+        return self.path is not None
+
+
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def resolve_binary(
+    name: str,
+    *,
+    project_root: Path,
+    workspace_root: Path | None = None,
+    setting: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Resolved:
+    """Find `name`: the user's setting, then the project's own (node_modules/.bin, .venv/bin, venv/bin,
+    in the project and then the workspace root), then PATH, then lintel's own environment (so the
+    embedded ruff works right after `pip install`)."""
+    tried: list[str] = []
+    if setting:
+        candidate = Path(os.path.expanduser(setting))
+        if not candidate.is_absolute():
+            candidate = project_root / candidate
+        tried.append(f"setting {candidate}")
+        if _executable(candidate):
+            return Resolved(name, str(candidate), "setting", tuple(tried))
+        found = shutil.which(setting, path=(env or os.environ).get("PATH"))
+        if found:
+            return Resolved(name, found, "setting", tuple(tried))
+        log.warning("configured binary %s for %s is not executable", setting, name)
+        return Resolved(name, None, "missing", tuple(tried))
+    if os.sep in name:
+        path = Path(name) if Path(name).is_absolute() else project_root / name
+        tried.append(str(path))
+        return Resolved(name, str(path) if _executable(path) else None, "project", tuple(tried))
+    roots: list[Path] = [project_root]
+    if workspace_root is not None and workspace_root != project_root:
+        roots.append(workspace_root)
+    for root in roots:
+        for rel in LOCAL_BIN_DIRS:
+            candidate = root / rel / name
+            tried.append(str(candidate))
+            if _executable(candidate):
+                return Resolved(name, str(candidate), "project", tuple(tried))
+    search_path = (env if env is not None else os.environ).get("PATH", "")
+    tried.append("PATH")
+    found = shutil.which(name, path=search_path)
+    if found:
+        return Resolved(name, found, "path", tuple(tried))
+    own = Path(sys.executable).parent / name
+    tried.append(str(own))
+    if _executable(own):
+        return Resolved(name, str(own), "lintel", tuple(tried))
+    return Resolved(name, None, "missing", tuple(tried))
+
+
+def not_found_message(check: str, binary: str, install_hint: str) -> str:
+    """CONTRACT §5: `<check>: <binary>: not found on PATH` plus how to install it."""
+    message = f"{check}: {binary}: not found on PATH"
+    return f"{message} — install it with: {install_hint}" if install_hint else message
+
+
+def override_argv(spec: ToolSpec, argv: Sequence[str] | None) -> ToolSpec:
+    """A user's argv for a check replaces the default command; parser and exit codes stay."""
+    if not argv:
+        return spec
+    return ToolSpec(
+        check=spec.check,
+        tool=spec.tool,
+        argv=tuple(argv),
+        parser=spec.parser,
+        kind=spec.kind,
+        ok_codes=spec.ok_codes,
+        finding_codes=spec.finding_codes,
+        install_hint=spec.install_hint,
+        requires=(),
+        env=spec.env,
+        per_file=spec.per_file,
+    )

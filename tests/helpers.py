@@ -1,0 +1,125 @@
+"""Shared test helpers: where fixtures live, running the real CLI, loading captured tool output."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lintel.issues import ParseContext
+from lintel.parsers.base import ToolOutput
+
+REPO = Path(__file__).resolve().parent.parent
+WORKSPACES = REPO / "tests" / "workspaces"
+CAPTURES = REPO / "tests" / "captures"
+TOOLS_DIR = Path(os.environ.get("LINTEL_TOOLS_DIR", Path.home() / ".cache" / "lintel-tools"))
+
+
+def tool_path() -> str:
+    """PATH with the dev tools (venv, go/npm caches filled by scripts/setup-dev) in front."""
+    extra = [
+        REPO / ".venv" / "bin",
+        TOOLS_DIR / "go" / "bin",
+        TOOLS_DIR / "npm" / "bin",
+        Path.home() / ".cargo" / "bin",
+        Path("/usr/local/go/bin"),
+    ]
+    parts = [str(p) for p in extra if p.is_dir()]
+    return os.pathsep.join([*parts, os.environ.get("PATH", "")])
+
+
+def require_tool(name: str, hint: str = "run scripts/setup-dev") -> str:
+    """The tool's path, or skip the test saying which tool is missing and how to get it."""
+    found = shutil.which(name, path=tool_path())
+    if not found:
+        pytest.skip(f"{name} is not installed ({hint})")
+    return found
+
+
+def require_path(path: Path, hint: str = "run scripts/setup-dev") -> Path:
+    if not path.exists():
+        pytest.skip(f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path} is missing ({hint})")
+    return path
+
+
+def run_lintel(
+    *args: str,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 900,
+) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI (`python -m lintel ...`) as a user would."""
+    full_env = dict(os.environ)
+    full_env["PATH"] = tool_path()
+    if env is not None:
+        full_env.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "lintel", *args],
+        cwd=cwd or REPO,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def lintel_json(*args: str, **kwargs: Any) -> tuple[int, dict[str, Any]]:
+    """`lintel check ... --format json`: the exit code and the parsed report."""
+    proc = run_lintel(*args, "--format", "json", **kwargs)
+    try:
+        data = json.loads(proc.stdout)
+    except ValueError as exc:  # pragma: no cover - shown on failure only
+        raise AssertionError(
+            f"not JSON (exit {proc.returncode}):\n{proc.stdout[:2000]}\n{proc.stderr[:2000]}"
+        ) from exc
+    return proc.returncode, data
+
+
+def run_tool(
+    argv: list[str], cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 900
+) -> subprocess.CompletedProcess[str]:
+    """Run a real tool by hand, the baseline lintel's results are compared against."""
+    full_env = dict(os.environ)
+    full_env["PATH"] = tool_path()
+    if env is not None:
+        full_env.update(env)
+    return subprocess.run(
+        argv, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def load_capture(tool: str, case: str) -> tuple[ToolOutput, ParseContext, dict[str, Any]]:
+    """A captured real run: tests/captures/<tool>/<case>.{stdout,stderr,report,meta.json}.
+
+    meta.json records the command, its cwd (absolute at capture time, so paths in the output resolve),
+    the root issues are reported against, the exit code and the tool's version.
+    """
+    base = CAPTURES / tool
+    meta = json.loads((base / f"{case}.meta.json").read_text(encoding="utf-8"))
+
+    def read(ext: str) -> str | None:
+        path = base / f"{case}.{ext}"
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
+    output = ToolOutput(
+        stdout=read("stdout") or "",
+        stderr=read("stderr") or "",
+        exit_code=meta.get("exit_code"),
+        report=read("report"),
+    )
+    ctx = ParseContext(cwd=meta["cwd"], root=meta.get("root", meta["cwd"]))
+    return output, ctx, meta
+
+
+def finding_keys(issues: Iterable[Mapping[str, Any]]) -> Counter[tuple[Any, ...]]:
+    """A multiset of (file, line, rule) for comparing lintel's findings with a tool's own."""
+    return Counter((i.get("file"), i.get("line"), i.get("rule")) for i in issues)
