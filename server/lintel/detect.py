@@ -114,8 +114,7 @@ def choose_project(projects: Sequence[Project], language: str | None = None) -> 
         if len(projects) == 1:
             return projects[0]
         raise DetectionError(
-            f"polyglot workspace: {len(projects)} project types detected ({detected}) "
-            "— pass `language` to pick one"
+            f"polyglot workspace: {len(projects)} project types detected ({detected}) — pass `language` to pick one"
         )
     for project in projects:
         if project.language == wanted:

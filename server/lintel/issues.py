@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 IssueKind = Literal["test", "lint", "typecheck", "build", "format", "contract", "timeout", "custom"]
 Severity = Literal["error", "warning", "info", "hint"]
@@ -89,11 +89,11 @@ class Issue:
         kind = data.get("kind")
         severity = data.get("severity")
         return cls(
-            kind=kind if kind in get_args(IssueKind) else "custom",
+            kind=cast(IssueKind, kind) if kind in get_args(IssueKind) else "custom",
             signature=str(data.get("signature", "")),
             fingerprint=str(data.get("fingerprint", "")),
             message=str(data.get("message", "")),
-            severity=severity if severity in get_args(Severity) else "warning",
+            severity=cast(Severity, severity) if severity in get_args(Severity) else "warning",
             source=str(data.get("source", "")),
             file=data.get("file"),
             line=data.get("line"),

@@ -1,22 +1,65 @@
-"""The one async process runner (CONTRACT §5). PLACEHOLDER: the runner helper replaces this file."""
+"""The one async process runner (CONTRACT §5): argv lists, own process group, timeout and cancel kill
+the whole group, stdout/stderr capped while they are read, a typed result."""
 
 from __future__ import annotations
 
+import asyncio
+import codecs
+import contextlib
+import errno
+import logging
+import os
+import shlex
+import signal
+import subprocess
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+logger = logging.getLogger("lintel.process")
 
 STREAM_CAP_BYTES = 500 * 1024
 TRUNCATED_MARKER = "[TRUNCATED]"
 TIMEOUT_EXIT_CODE = 124
 
+SHELL = "/bin/sh"
+
+# Once the main child has exited, how long its pipes may stay open before we decide that leftover
+# processes (a backgrounded grandchild, a daemon that never closed stdout) are holding them. Output
+# a well-behaved tool still has in flight drains in milliseconds; a second is generous for that
+# and still short enough that the editor never waits on a stray `sleep 600 &`.
+PIPE_CLOSE_GRACE = 1.0
+# After SIGKILL a process is gone within milliseconds unless it is stuck in the kernel (D state);
+# bound the wait so a stuck child cannot hang us (the event loop's child watcher still reaps it).
+_REAP_WAIT = 1.0
+_POLL_INTERVAL = 0.02
+_STDOUT, _STDERR = 1, 2
+
 
 class ProcessStartError(OSError):
-    """The process could not be started (missing or non-executable binary, bad cwd)."""
+    """The process could not be started (missing or non-executable binary, bad cwd).
+
+    `binary` is argv[0]; `str()` is a message for people, e.g. ``ruff: not found on PATH``.
+    """
+
+    def __init__(self, binary: str, reason: str, *, code: int = 0) -> None:
+        super().__init__(code, f"{binary}: {reason}" if binary else reason)
+        self.binary = binary
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 @dataclass(frozen=True)
 class ProcessResult:
+    """What a finished (or timed-out) process left behind.
+
+    A truncated stream keeps its first `cap_bytes` bytes and ends with a line `[TRUNCATED]`.
+    `exit_code` is the child's; 128+N when signal N killed it; 124 when our timeout did.
+    """
+
     argv: tuple[str, ...]
     cwd: str
     exit_code: int
@@ -33,6 +76,64 @@ class ProcessResult:
         return self.stdout_truncated or self.stderr_truncated
 
 
+class _CappedBuffer:
+    """Keeps the first `cap` bytes of a stream and counts (then drops) the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = max(cap, 0)
+        self.data = bytearray()
+        self.dropped = 0
+
+    def feed(self, chunk: bytes) -> None:
+        room = self.cap - len(self.data)
+        if room >= len(chunk):
+            self.data += chunk
+            return
+        if room > 0:
+            self.data += memoryview(chunk)[:room]
+        self.dropped += len(chunk) - max(room, 0)
+
+    @property
+    def truncated(self) -> bool:
+        return self.dropped > 0
+
+    def text(self) -> str:
+        if not self.truncated:
+            return self.data.decode("utf-8", errors="replace")
+        # The cap may fall inside a multibyte character: a non-final incremental decode leaves the
+        # partial tail out instead of turning it into U+FFFD.
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        head = decoder.decode(bytes(self.data), final=False)
+        separator = "" if not head or head.endswith("\n") else "\n"
+        return f"{head}{separator}{TRUNCATED_MARKER}"
+
+
+class _CaptureProtocol(asyncio.SubprocessProtocol):
+    """Reads stdout and stderr as the loop delivers them (concurrently, no backpressure needed
+    because everything past the cap is dropped at once), and signals exit and pipe closure
+    separately: a grandchild can keep the pipes open long after the child has exited."""
+
+    def __init__(self, cap: int) -> None:
+        self.buffers = {_STDOUT: _CappedBuffer(cap), _STDERR: _CappedBuffer(cap)}
+        self.open_pipes = {_STDOUT, _STDERR}
+        self.exited = asyncio.Event()
+        self.pipes_closed = asyncio.Event()
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        buffer = self.buffers.get(fd)
+        if buffer is not None and isinstance(data, bytes):
+            buffer.feed(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        # fd 0 is our stdin writer; a child that exits without reading it is not an error.
+        self.open_pipes.discard(fd)
+        if not self.open_pipes:
+            self.pipes_closed.set()
+
+    def process_exited(self) -> None:
+        self.exited.set()
+
+
 async def run_process(
     argv: Sequence[str],
     *,
@@ -43,5 +144,262 @@ async def run_process(
     cap_bytes: int = STREAM_CAP_BYTES,
     kill_grace: float = 2.0,
     on_start: Callable[[int], None] | None = None,
+    pipe_close_grace: float = PIPE_CLOSE_GRACE,
 ) -> ProcessResult:
-    raise NotImplementedError
+    """Run `argv` (never through a shell) in `cwd` and capture its output.
+
+    The child leads a new session, so on timeout, on cancellation, and for anything it leaves
+    behind in its group after exiting, the whole group gets SIGTERM and, `kill_grace` seconds later
+    if something survived, SIGKILL. `env=None` inherits lintel's environment. `stdin=None` gives the
+    child /dev/null, so a tool that prompts reads EOF instead of waiting forever. `on_start(pid)`
+    runs right after spawn. Cancelling the awaiting task kills the group and re-raises.
+    Raises ProcessStartError when the process cannot be started.
+    """
+    command = tuple(argv)
+    binary = command[0] if command else ""
+    if not command:
+        raise ProcessStartError("", "empty command line")
+    _check_cwd(binary, cwd)
+    logger.debug("run %s (cwd=%s, timeout=%s)", shlex.join(command), cwd, timeout)
+
+    loop = asyncio.get_running_loop()
+    started = time.monotonic()
+    try:
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _CaptureProtocol(cap_bytes),
+            *command,
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise _start_error(binary, cwd, exc) from exc
+
+    pid = transport.get_pid()
+    timed_out = False
+    try:
+        if on_start is not None:
+            on_start(pid)
+        if stdin is not None:
+            writer = transport.get_pipe_transport(0)
+            if isinstance(writer, asyncio.WriteTransport):
+                writer.write(stdin)
+                writer.close()  # flushes what the child reads, then EOF
+        timed_out = await _supervise(protocol, pid, timeout, kill_grace, pipe_close_grace)
+    except BaseException:
+        # Cancelled (or on_start failed): nothing of this run may outlive it.
+        logger.debug("stopping %s (pid %d) early", binary, pid)
+        await _stop_group(pid, kill_grace)
+        await _wait_flag(protocol.exited, _REAP_WAIT)
+        raise
+    finally:
+        transport.close()
+
+    returncode = transport.get_returncode()
+    if timed_out:
+        exit_code = TIMEOUT_EXIT_CODE
+    elif returncode is None:  # pragma: no cover - _supervise returns only after the exit
+        exit_code = 128 + signal.SIGKILL
+    elif returncode < 0:
+        exit_code = 128 - returncode
+    else:
+        exit_code = returncode
+    out, err = protocol.buffers[_STDOUT], protocol.buffers[_STDERR]
+    result = ProcessResult(
+        argv=command,
+        cwd=str(cwd),
+        exit_code=exit_code,
+        timed_out=timed_out,
+        stdout=out.text(),
+        stderr=err.text(),
+        stdout_truncated=out.truncated,
+        stderr_truncated=err.truncated,
+        duration_ms=round((time.monotonic() - started) * 1000),
+        pid=pid,
+    )
+    logger.debug(
+        "%s (pid %d) exit %d%s in %d ms, %d+%d bytes dropped",
+        binary,
+        pid,
+        exit_code,
+        " (timed out)" if timed_out else "",
+        result.duration_ms,
+        out.dropped,
+        err.dropped,
+    )
+    return result
+
+
+async def run_shell(
+    command: str,
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    stdin: bytes | None = None,
+    cap_bytes: int = STREAM_CAP_BYTES,
+    kill_grace: float = 2.0,
+    on_start: Callable[[int], None] | None = None,
+    pipe_close_grace: float = PIPE_CLOSE_GRACE,
+) -> ProcessResult:
+    """Run a user-configured shell command (validators) via `/bin/sh -c`, same guarantees as
+    run_process: the shell and every process of its pipelines share one group."""
+    return await run_process(
+        [SHELL, "-c", command],
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+        stdin=stdin,
+        cap_bytes=cap_bytes,
+        kill_grace=kill_grace,
+        on_start=on_start,
+        pipe_close_grace=pipe_close_grace,
+    )
+
+
+async def _supervise(
+    protocol: _CaptureProtocol,
+    pgid: int,
+    timeout: float | None,
+    kill_grace: float,
+    pipe_close_grace: float,
+) -> bool:
+    """Wait for the child and its output; True when the timeout killed it."""
+    if not await _wait_flag(protocol.exited, timeout):
+        logger.info("pid %d timed out after %ss: killing its process group", pgid, timeout)
+        await _stop_group(pgid, kill_grace)
+        await _wait_flag(protocol.exited, _REAP_WAIT)
+        await _wait_flag(protocol.pipes_closed, pipe_close_grace)
+        return True
+
+    # The child is gone, but anything it started in its group is ours too: a backgrounded
+    # grandchild that inherited stdout would keep the pipes open (and us waiting) forever, and
+    # one that closed them would be an orphan. Give in-flight output a moment, then kill leftovers.
+    pipes_closed = await _wait_flag(protocol.pipes_closed, pipe_close_grace)
+    if _group_alive(pgid):
+        logger.debug(
+            "pid %d exited leaving processes in its group%s: killing them",
+            pgid,
+            "" if pipes_closed else " that hold its pipes open",
+        )
+        await _stop_group(pgid, kill_grace)
+    if not pipes_closed and not await _wait_flag(protocol.pipes_closed, pipe_close_grace):
+        # Only a process that left the group (setsid) can still hold them; stop reading.
+        logger.debug("pid %d: output pipes still open after the group was killed", pgid)
+    return False
+
+
+async def _wait_flag(event: asyncio.Event, timeout: float | None) -> bool:
+    """Wait for `event` at most `timeout` seconds (None: no limit); whether it is set."""
+    if timeout is None:
+        await event.wait()
+        return True
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(event.wait(), max(timeout, 0.0))
+    return event.is_set()
+
+
+async def _stop_group(pgid: int, grace: float) -> None:
+    """SIGTERM the group, SIGKILL whatever is still alive `grace` seconds later.
+
+    Returns as soon as the group is empty; a second cancellation while waiting goes straight to
+    SIGKILL, so stopping never takes longer than the grace.
+    """
+    if not _signal_group(pgid, signal.SIGTERM):
+        return
+    try:
+        deadline = time.monotonic() + grace
+        # Polling: nothing signals that a whole process group has emptied.
+        while time.monotonic() < deadline:
+            if not _group_alive(pgid):
+                return
+            await asyncio.sleep(_POLL_INTERVAL)
+    finally:
+        if _group_alive(pgid):
+            logger.debug("process group %d survived SIGTERM: SIGKILL", pgid)
+            _signal_group(pgid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> bool:
+    """Send `sig` to the group; False when the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member changed its credentials (setuid); nothing we can do
+        logger.warning("not allowed to signal process group %d", pgid)
+        return False
+    return True
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of group `pgid` is still running.
+
+    Zombies do not count: an orphaned grandchild is reparented to init, which may be slow to (or,
+    in some containers, never) reap it, and it holds no resources any more. Linux tells them apart
+    through /proc; elsewhere any member, zombie or not, counts.
+    """
+    members = _live_group_members(pgid)
+    if members is not None:
+        return bool(members)
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _live_group_members(pgid: int) -> list[int] | None:
+    """PIDs of the non-zombie processes in group `pgid`, or None without a Linux /proc."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return []  # the cheap, common answer: no member at all
+    except PermissionError:
+        pass
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    wanted = str(pgid).encode()
+    members = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat_file:
+                stat = stat_file.read()
+        except OSError:
+            continue  # exited while we looked
+        # "pid (comm) state ppid pgrp ...": comm may itself contain spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == wanted and fields[0] not in (b"Z", b"X"):
+            members.append(int(entry))
+    return members
+
+
+def _check_cwd(binary: str, cwd: Path) -> None:
+    if not cwd.exists():
+        raise ProcessStartError(binary, f"working directory {cwd} does not exist", code=errno.ENOENT)
+    if not cwd.is_dir():
+        raise ProcessStartError(binary, f"working directory {cwd} is not a directory", code=errno.ENOTDIR)
+
+
+def _start_error(binary: str, cwd: Path, exc: OSError) -> ProcessStartError:
+    code = exc.errno or 0
+    if exc.filename is not None and os.fsdecode(exc.filename) == os.fsdecode(cwd):
+        reason = f"cannot use working directory {cwd}: {exc.strerror}"
+    elif code == errno.ENOENT:
+        reason = "no such file" if os.sep in binary else "not found on PATH"
+    elif code == errno.EACCES:
+        reason = "permission denied (is it executable?)"
+    elif code == errno.ENOEXEC:
+        reason = "not an executable this system can run (exec format error)"
+    else:
+        reason = f"could not start: {exc.strerror or exc}"
+    return ProcessStartError(binary, reason, code=code)

@@ -23,7 +23,7 @@ def parse_custom(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     """
     if output.exit_code == 0:
         return ParseResult(recognized=True)
-    text = clean_text("\n".join(p for p in (output.stdout, output.stderr) if p.strip()))
+    text = "\n".join(clean_text(p) for p in (output.stdout, output.stderr) if clean_text(p))
     if len(text) > _MAX_MESSAGE:
         text = text[-_MAX_MESSAGE:]
     message = text or f"command failed with exit code {output.exit_code}"

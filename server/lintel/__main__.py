@@ -1,0 +1,5 @@
+import sys
+
+from lintel.cli import main
+
+sys.exit(main())

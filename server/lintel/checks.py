@@ -1,0 +1,327 @@
+"""Run one check for one project: toolchain + runner + parser -> RunResult. Shared by the CLI and the server."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from lintel.config import LintelConfig, clamp_timeout
+from lintel.detect import Project
+from lintel.issues import (
+    SEVERITY_RANK,
+    Issue,
+    ParseContext,
+    SourceLines,
+    TestFailure,
+    finalize_issues,
+    make_issue,
+)
+from lintel.parsers import get_parser
+from lintel.parsers.base import ToolOutput
+from lintel.process import ProcessStartError, run_process
+from lintel.toolchains import (
+    REPORT_PLACEHOLDER,
+    CheckName,
+    Resolved,
+    ToolSpec,
+    not_found_message,
+    override_argv,
+    resolve_binary,
+    tool_for,
+)
+
+log = logging.getLogger(__name__)
+
+Status = Literal["clean", "findings", "not_checked"]
+
+# Tools write plain text: colour codes would only get in the parsers' way.
+_QUIET_ENV = {"NO_COLOR": "1", "CARGO_TERM_COLOR": "never", "FORCE_COLOR": "0", "CLICOLOR": "0"}
+_REASON_CHARS = 600
+
+
+@dataclass
+class RunResult:
+    """One check's outcome: CONTRACT §6 RunResult plus the status/reason of the `check` JSON runs."""
+
+    language: str
+    check: CheckName
+    tool: str
+    argv: list[str]
+    cwd: Path
+    status: Status
+    reason: str | None = None
+    exit_code: int | None = None
+    timed_out: bool = False
+    duration_ms: int = 0
+    truncated: bool = False
+    output: str = ""
+    issues: list[Issue] = field(default_factory=list)
+    failures: list[TestFailure] = field(default_factory=list)
+    binary: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Ran, and found nothing at error level and no failing test."""
+        if self.status == "not_checked" or self.failures:
+            return False
+        return all(SEVERITY_RANK[i.severity] < SEVERITY_RANK["error"] for i in self.issues)
+
+    def run_json(self, root: Path) -> dict[str, Any]:
+        """The `runs[]` entry of `check --format json`."""
+        return {
+            "check": self.check,
+            "language": self.language,
+            "tool": self.tool,
+            "argv": self.argv,
+            "cwd": _relative(self.cwd, root),
+            "status": self.status,
+            "reason": self.reason,
+            "exitCode": self.exit_code,
+            "timedOut": self.timed_out,
+            "durationMs": self.duration_ms,
+        }
+
+    def result_json(self) -> dict[str, Any]:
+        """The RunResult the server's commands return."""
+        out: dict[str, Any] = {
+            "ok": self.ok,
+            "language": self.language,
+            "check": self.check,
+            "argv": self.argv,
+            "cwd": str(self.cwd),
+            "exitCode": self.exit_code,
+            "timedOut": self.timed_out,
+            "durationMs": self.duration_ms,
+            "truncated": self.truncated,
+            "output": self.output,
+            "issues": [i.to_json() for i in self.issues],
+            "status": self.status,
+            "reason": self.reason,
+        }
+        if self.check == "test":
+            out["failures"] = [f.to_json() for f in self.failures]
+        return out
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        rel = path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return str(path)
+    return rel.as_posix() if rel.parts else "."
+
+
+def compose_output(stdout: str, stderr: str, exit_code: int | None, timed_out: bool, timeout: float) -> str:
+    """CONTRACT §6: stdout, `--- stderr ---` + stderr, `timed out after Ns`, and `exit: N` last."""
+    parts = [stdout.rstrip("\n")] if stdout else []
+    if stderr.strip():
+        parts.append("--- stderr ---")
+        parts.append(stderr.rstrip("\n"))
+    if timed_out:
+        parts.append(f"timed out after {timeout:g}s")
+    parts.append(f"exit: {exit_code if exit_code is not None else 'none'}")
+    return "\n".join(parts)
+
+
+def _first_lines(text: str) -> str:
+    text = text.strip()
+    if len(text) > _REASON_CHARS:
+        text = text[:_REASON_CHARS].rstrip() + " …"
+    return text
+
+
+def sort_issues(issues: Iterable[Issue]) -> list[Issue]:
+    return sorted(
+        issues,
+        key=lambda i: (
+            i.file or "",
+            i.line or 0,
+            i.column or 0,
+            i.source,
+            i.rule or "",
+            i.message,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class PlannedCheck:
+    """What a check would run, with every binary it needs resolved (what `lintel detect` shows)."""
+
+    project: Project
+    spec: ToolSpec
+    binaries: tuple[Resolved, ...]
+
+    @property
+    def missing(self) -> Resolved | None:
+        return next((b for b in self.binaries if not b.found), None)
+
+
+def plan_check(project: Project, check: CheckName, config: LintelConfig, workspace: Path) -> PlannedCheck:
+    settings = config.languages.get(project.language)
+    spec = override_argv(tool_for(project, check), settings.argv_for(check))
+    names = (spec.binary, *spec.requires)
+    binaries = tuple(
+        resolve_binary(
+            name,
+            project_root=project.root,
+            workspace_root=workspace,
+            setting=settings.binaries.get(name),
+        )
+        for name in names
+    )
+    return PlannedCheck(project, spec, binaries)
+
+
+def timeout_for(check: CheckName, config: LintelConfig, override: float | None) -> float:
+    seconds = override if override is not None else getattr(config.timeouts, check)
+    return clamp_timeout(seconds)
+
+
+async def run_check(
+    project: Project,
+    check: CheckName,
+    *,
+    workspace: Path,
+    config: LintelConfig,
+    timeout: float | None = None,
+    env: Mapping[str, str] | None = None,
+    on_start: Callable[[int], None] | None = None,
+    extra_args: Sequence[str] = (),
+) -> RunResult:
+    """Run `check` for `project` and interpret the outcome. Never raises for tool problems:
+    a check that could not run comes back as `not_checked` with the reason."""
+    workspace = workspace.resolve()
+    planned = plan_check(project, check, config, workspace)
+    spec = planned.spec
+    seconds = timeout_for(check, config, timeout)
+    argv = [*spec.argv, *extra_args]
+    result = RunResult(
+        language=project.language,
+        check=check,
+        tool=spec.tool,
+        argv=argv,
+        cwd=project.root,
+        status="not_checked",
+    )
+    missing = planned.missing
+    if missing is not None:
+        result.reason = not_found_message(check, missing.name, spec.install_hint)
+        result.output = result.reason
+        log.info("%s %s not checked: %s (tried %s)", project.language, check, result.reason, missing.tried)
+        return result
+    result.binary = planned.binaries[0].path
+    log.info(
+        "%s %s: %s (binary %s via %s)",
+        project.language,
+        check,
+        " ".join(argv),
+        result.binary,
+        planned.binaries[0].via,
+    )
+
+    run_env = {**os.environ, **_QUIET_ENV, **spec.env, **(env or {})}
+    with tempfile.TemporaryDirectory(prefix="lintel-") as scratch:
+        report_path = Path(scratch) / "report"
+        exec_argv = [result.binary or argv[0], *argv[1:]]
+        exec_argv = [str(report_path) if a == REPORT_PLACEHOLDER else a for a in exec_argv]
+        try:
+            proc = await run_process(exec_argv, cwd=project.root, env=run_env, timeout=seconds, on_start=on_start)
+        except ProcessStartError as exc:
+            result.reason = f"{check}: {spec.binary}: could not start: {exc}"
+            result.output = result.reason
+            return result
+        report = _read_report(report_path)
+
+    result.exit_code = proc.exit_code
+    result.timed_out = proc.timed_out
+    result.duration_ms = proc.duration_ms
+    result.truncated = proc.truncated
+    result.output = compose_output(proc.stdout, proc.stderr, proc.exit_code, proc.timed_out, seconds)
+    parsed = get_parser(spec.parser)(
+        ToolOutput(proc.stdout, proc.stderr, proc.exit_code, report),
+        ParseContext(cwd=str(project.root), root=str(workspace)),
+    )
+    issues = list(parsed.issues)
+    result.failures = list(parsed.failures)
+
+    if proc.timed_out:
+        result.status = "not_checked"
+        result.reason = f"{spec.tool} timed out after {seconds:g}s"
+        issues.append(
+            make_issue(
+                kind="timeout",
+                message=f"{check}: {spec.tool} timed out after {seconds:g}s",
+                source=spec.tool,
+                severity="error",
+            )
+        )
+    elif proc.exit_code in spec.ok_codes:
+        result.status = "findings" if issues or result.failures else "clean"
+    elif issues or result.failures:
+        result.status = "findings"
+        if proc.exit_code not in spec.finding_codes:
+            result.reason = f"{spec.tool} exited with {proc.exit_code}"
+    else:
+        result.status = "not_checked"
+        detail = _first_lines(proc.stderr or proc.stdout) or "no output"
+        what = "reported findings that could not be parsed" if (proc.exit_code in spec.finding_codes) else "failed"
+        result.reason = f"{spec.tool} {what} (exit {proc.exit_code}): {detail}"
+    if proc.truncated and result.status != "not_checked":
+        log.warning("%s output was truncated; findings may be incomplete", spec.tool)
+    result.issues = sort_issues(finalize_issues(issues, SourceLines(workspace)))
+    return result
+
+
+def _read_report(path: Path, limit: int = 20 * 1024 * 1024) -> str | None:
+    try:
+        if path.stat().st_size > limit:
+            log.warning("report %s is larger than %d bytes; ignored", path, limit)
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+async def run_checks(
+    projects: Sequence[Project],
+    checks: Sequence[CheckName],
+    *,
+    workspace: Path,
+    config: LintelConfig,
+    timeout: float | None = None,
+    concurrency: int | None = None,
+    on_begin: Callable[[Project, CheckName], None] | None = None,
+    on_done: Callable[[RunResult], None] | None = None,
+) -> list[RunResult]:
+    """Every (project, check) pair, a few at a time; results in project-then-check order."""
+    limit = asyncio.Semaphore(max(1, concurrency or os.cpu_count() or 2))
+
+    async def one(project: Project, check: CheckName) -> RunResult:
+        async with limit:
+            if on_begin is not None:
+                on_begin(project, check)
+            try:
+                result = await run_check(project, check, workspace=workspace, config=config, timeout=timeout)
+            except Exception as exc:  # one broken check must not take the others down
+                log.exception("%s %s crashed", project.language, check)
+                result = RunResult(
+                    language=project.language,
+                    check=check,
+                    tool=check,
+                    argv=[],
+                    cwd=project.root,
+                    status="not_checked",
+                    reason=f"internal error in lintel: {exc!r}",
+                )
+            if on_done is not None:
+                on_done(result)
+            return result
+
+    return list(await asyncio.gather(*(one(p, c) for p in projects for c in checks)))

@@ -1,0 +1,220 @@
+"""Command line entry points: `lintel check`, `lintel detect` (CONTRACT §2). Thin: the engine does the work."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn, cast
+
+from lintel import __version__
+from lintel.checks import plan_check, run_checks, sort_issues
+from lintel.config import LintelConfig, load_config
+from lintel.detect import DetectionError, Project, detect, normalize_language, select_projects
+from lintel.issues import Severity
+from lintel.report import RENDERERS, CheckReport
+from lintel.toolchains import CHECKS, CheckName
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+EXIT_NOT_CHECKED = 3
+
+ONLY_CHOICES = (*CHECKS, "validators")
+DEFAULT_ONLY = "lint,typecheck"
+
+
+class UsageError(Exception):
+    """Bad arguments or configuration: exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="lintel", description="Lint, typecheck and test Go, Rust, Node and Python.")
+    parser.add_argument("--version", action="version", version=f"lintel {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what lintel runs")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    check = commands.add_parser("check", help="run checks headlessly (for CI and agents)")
+    check.add_argument("path", nargs="?", default=".", help="workspace root (default: .)")
+    check.add_argument(
+        "--only",
+        default=DEFAULT_ONLY,
+        help=f"comma-separated checks: {','.join(ONLY_CHOICES)} (default: {DEFAULT_ONLY})",
+    )
+    check.add_argument("--language", help="check only this project type (go, rust, node, python)")
+    check.add_argument("--format", dest="fmt", default="text", choices=sorted(RENDERERS), help="output format")
+    check.add_argument("--output", help="also write the report to this file")
+    check.add_argument(
+        "--fail-level",
+        default="error",
+        choices=("error", "warning", "info"),
+        help="lowest severity that makes the exit code 1 (default: error)",
+    )
+    check.add_argument("--timeout", type=float, help="seconds per tool run (clamped to 1–1800; default per check)")
+    check.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+
+    det = commands.add_parser("detect", help="show project types, commands and binaries")
+    det.add_argument("path", nargs="?", default=".", help="workspace root (default: .)")
+    det.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def parse_only(value: str) -> list[str]:
+    items = [part.strip().lower() for part in value.split(",") if part.strip()]
+    unknown = [item for item in items if item not in ONLY_CHOICES]
+    if unknown or not items:
+        raise UsageError(
+            f"--only: unknown check {', '.join(unknown) or '(none given)'}; choose from {', '.join(ONLY_CHOICES)}"
+        )
+    return list(dict.fromkeys(items))
+
+
+def _workspace(path: str) -> Path:
+    root = Path(path).expanduser()
+    if not root.exists():
+        raise UsageError(f"path not found: {path}")
+    if not root.is_dir():
+        raise UsageError(f"not a directory: {path} (lintel checks a workspace folder)")
+    return root.resolve()
+
+
+def _config(root: Path) -> LintelConfig:
+    loaded = load_config(root)
+    if loaded.problems:
+        raise UsageError("invalid configuration:\n" + "\n".join(f"  {problem}" for problem in loaded.problems))
+    return loaded.config
+
+
+def _progress(quiet: bool) -> tuple[Any, Any]:
+    def begin(project: Project, check: CheckName) -> None:
+        if not quiet:
+            print(f"lintel: running {project.language} {check}…", file=sys.stderr, flush=True)
+
+    def done(result: Any) -> None:
+        if quiet:
+            return
+        what = result.status if result.status != "not_checked" else f"not checked: {result.reason}"
+        print(
+            f"lintel: {result.language} {result.check} ({result.tool}) {what} in {result.duration_ms / 1000:.1f}s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return begin, done
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    root = _workspace(args.path)
+    only = parse_only(args.only)
+    config = _config(root)
+    try:
+        projects = select_projects(detect(root), args.language)
+    except DetectionError as exc:
+        raise UsageError(str(exc)) from exc
+    checks = [c for c in CHECKS if c in only]
+    if "validators" in only and checks == []:
+        print("lintel: no validators configured", file=sys.stderr)
+    begin, done = _progress(args.quiet)
+    runs = asyncio.run(
+        run_checks(
+            projects,
+            checks,
+            workspace=root,
+            config=config,
+            timeout=args.timeout,
+            on_begin=begin,
+            on_done=done,
+        )
+    )
+    issues = sort_issues(issue for run in runs for issue in run.issues)
+    report = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
+    rendered = RENDERERS[args.fmt](report)
+    sys.stdout.write(rendered)
+    if args.output:
+        Path(args.output).write_text(rendered, encoding="utf-8")
+    return report.exit_code(cast(Severity, args.fail_level))
+
+
+def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
+    projects = []
+    for project in detect(root):
+        checks: dict[str, Any] = {}
+        for check in CHECKS:
+            planned = plan_check(project, check, config, root)
+            checks[check] = {
+                "tool": planned.spec.tool,
+                "argv": list(planned.spec.argv),
+                "binaries": [
+                    {"name": b.name, "found": b.found, "path": b.path, "via": b.via} for b in planned.binaries
+                ],
+            }
+        entry: dict[str, Any] = {
+            "language": project.language,
+            "root": project.relative_root(root),
+            "markers": list(project.markers),
+            "checks": checks,
+        }
+        if project.language == "node":
+            entry["packageManager"] = project.package_manager
+            entry["scripts"] = dict(project.scripts)
+        projects.append(entry)
+    return {"version": 1, "root": str(root), "projects": projects}
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    root = _workspace(args.path)
+    document = detect_document(root, _config(root))
+    if args.json:
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if not document["projects"]:
+        print(
+            "no supported project detected in workspace root (found markers: none) "
+            "— lintel supports go, rust, node, python"
+        )
+        return EXIT_OK
+    for project in document["projects"]:
+        extra = f", package manager {project['packageManager']}" if "packageManager" in project else ""
+        print(f"{project['language']} (root {project['root']}, markers {', '.join(project['markers'])}{extra})")
+        for check, info in project["checks"].items():
+            print(f"  {check:<9} {' '.join(info['argv'])}")
+            for binary in info["binaries"]:
+                where = f"{binary['path']} ({binary['via']})" if binary["found"] else "NOT FOUND"
+                print(f"  {'':<9}   {binary['name']}: {where}")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="lintel: %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if getattr(args, "language", None) is not None:
+        args.language = normalize_language(args.language)
+    try:
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command == "detect":
+            return cmd_detect(args)
+    except UsageError as exc:
+        print(f"lintel: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    raise AssertionError(f"unhandled command {args.command}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,181 @@
+"""Typed configuration (CONTRACT §6): defaults < `[tool.lintel]` in pyproject.toml < lintel.toml < client settings.
+
+Snake_case in Python, camelCase on the wire. A bad value is reported with its dotted path and that one value
+falls back to its default; the rest of the configuration still applies.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+
+log = logging.getLogger(__name__)
+
+MIN_TIMEOUT = 1.0
+MAX_TIMEOUT = 1800.0
+
+
+def clamp_timeout(seconds: float) -> float:
+    """CONTRACT §5: a given timeout is clamped to 1–1800 s."""
+    return max(MIN_TIMEOUT, min(MAX_TIMEOUT, float(seconds)))
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+
+class Timeouts(_Model):
+    lint: float = Field(30.0, gt=0)
+    typecheck: float = Field(300.0, gt=0)
+    test: float = Field(300.0, gt=0)
+    format: float = Field(30.0, gt=0)
+
+
+class LanguageSettings(_Model):
+    """Per-language overrides: a check's whole argv, binaries by name, the language server's argv."""
+
+    lint: list[str] | None = None
+    typecheck: list[str] | None = None
+    test: list[str] | None = None
+    format: list[str] | None = None
+    binaries: dict[str, str] = Field(default_factory=dict)
+    server: list[str] | None = None
+
+    @field_validator("lint", "typecheck", "test", "format", "server")
+    @classmethod
+    def _non_empty_argv(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and (not value or not all(part for part in value)):
+            raise ValueError("an argv must be a non-empty list of non-empty strings")
+        return value
+
+    def argv_for(self, check: str) -> list[str] | None:
+        value: list[str] | None = getattr(self, check, None)
+        return value
+
+
+class Languages(_Model):
+    go: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
+    rust: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
+    node: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
+    python: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
+
+    def get(self, language: str) -> LanguageSettings:
+        settings: LanguageSettings = getattr(self, language, LanguageSettings())
+        return settings
+
+
+class LintelConfig(_Model):
+    timeouts: Timeouts = Field(default_factory=lambda: Timeouts())
+    languages: Languages = Field(default_factory=lambda: Languages())
+
+
+@dataclass
+class ConfigProblem:
+    path: str  # dotted, camelCase as the user wrote it: `languages.node.lint`
+    message: str
+    origin: str  # the file or channel the value came from
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message} ({self.origin}; the default is used)"
+
+
+@dataclass
+class LoadedConfig:
+    config: LintelConfig
+    problems: list[ConfigProblem] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+
+def _drop(data: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
+    """Remove the offending key so that value alone falls back to its default."""
+    node: Any = data
+    for key in loc[:-1]:
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        else:
+            return False
+    if isinstance(node, dict) and loc and loc[-1] in node:
+        del node[loc[-1]]
+        return True
+    return False
+
+
+def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def validate(raw: Mapping[str, Any], origin: str) -> tuple[LintelConfig, list[ConfigProblem]]:
+    """Validate a raw mapping; each invalid value is reported and dropped (so its default applies)."""
+    data: dict[str, Any] = _merge({}, raw)
+    problems: list[ConfigProblem] = []
+    for _ in range(50):  # each round removes at least one bad key
+        try:
+            return LintelConfig.model_validate(data), problems
+        except ValidationError as exc:
+            progressed = False
+            for error in exc.errors():
+                loc = tuple(error["loc"])
+                path = ".".join(str(part) for part in loc) or "(root)"
+                problems.append(ConfigProblem(path, error["msg"], origin))
+                progressed = _drop(data, loc) or progressed
+                if not progressed and len(loc) > 1:
+                    progressed = _drop(data, loc[:-1])
+            if not progressed:
+                break
+    return LintelConfig(), problems
+
+
+def read_file_config(root: Path) -> tuple[dict[str, Any], list[ConfigProblem], list[str]]:
+    """The raw `[tool.lintel]` table of pyproject.toml merged with lintel.toml (which wins)."""
+    merged: dict[str, Any] = {}
+    problems: list[ConfigProblem] = []
+    sources: list[str] = []
+    for name, table in (("pyproject.toml", ("tool", "lintel")), ("lintel.toml", ())):
+        path = root / name
+        if not path.is_file():
+            continue
+        try:
+            document: Any = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            problems.append(ConfigProblem("(file)", f"cannot read {name}: {exc}", name))
+            continue
+        for key in table:
+            document = document.get(key) if isinstance(document, dict) else None
+        if document is None:
+            continue
+        if not isinstance(document, dict):
+            problems.append(ConfigProblem(".".join(table), "must be a table", name))
+            continue
+        merged = _merge(merged, document)
+        sources.append(name)
+    return merged, problems, sources
+
+
+def load_config(root: Path, *overrides: tuple[str, Mapping[str, Any] | None]) -> LoadedConfig:
+    """Defaults, then the root's files, then each (origin, mapping) override in order."""
+    raw, problems, sources = read_file_config(root)
+    for origin, mapping in overrides:
+        if mapping:
+            raw = _merge(raw, mapping)
+            sources.append(origin)
+    origin = ", ".join(sources) if sources else "defaults"
+    config, more = validate(raw, origin)
+    return LoadedConfig(config, problems + more, sources)

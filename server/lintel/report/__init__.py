@@ -1,0 +1,15 @@
+"""Writers for `lintel check`: one module per format, each a pure function of a CheckReport."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lintel.report.json import render_json
+from lintel.report.model import CheckReport
+from lintel.report.text import render_text
+
+Renderer = Callable[[CheckReport], str]
+
+RENDERERS: dict[str, Renderer] = {"text": render_text, "json": render_json}
+
+__all__ = ["RENDERERS", "CheckReport", "Renderer"]

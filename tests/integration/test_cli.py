@@ -1,0 +1,104 @@
+"""The CLI's contract (CONTRACT §2): exit codes, not_checked runs, usage errors — through the real binary."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.helpers import WORKSPACES, lintel_json, run_lintel
+
+
+def project(tmp_path: Path, marker: str = "go.mod", config: str = "") -> Path:
+    (tmp_path / marker).write_text("module example.com/x\n\ngo 1.22\n" if marker == "go.mod" else "")
+    if config:
+        (tmp_path / "lintel.toml").write_text(config)
+    return tmp_path
+
+
+def test_no_markers_is_a_usage_error() -> None:
+    proc = run_lintel("check", str(WORKSPACES / "no-markers"))
+    assert proc.returncode == 2
+    assert "no supported project detected in workspace root (found markers: none)" in proc.stderr
+
+
+def test_missing_path_and_bad_only_are_usage_errors(tmp_path: Path) -> None:
+    assert run_lintel("check", str(tmp_path / "nope")).returncode == 2
+    proc = run_lintel("check", str(project(tmp_path)), "--only", "lint,spelling")
+    assert proc.returncode == 2
+    assert "unknown check spelling" in proc.stderr
+    assert run_lintel("check", str(tmp_path), "--format", "yaml").returncode == 2
+
+
+def test_language_not_detected_is_a_usage_error(tmp_path: Path) -> None:
+    proc = run_lintel("check", str(project(tmp_path)), "--language", "rust")
+    assert proc.returncode == 2
+    assert 'language "rust" not detected in workspace; detected: go' in proc.stderr
+
+
+def test_missing_binary_is_not_checked_and_exit_3(tmp_path: Path) -> None:
+    code, report = lintel_json("check", str(project(tmp_path)), env={"PATH": "/nonexistent"})
+    assert code == 3
+    assert {r["check"]: r["status"] for r in report["runs"]} == {"lint": "not_checked", "typecheck": "not_checked"}
+    lint = next(r for r in report["runs"] if r["check"] == "lint")
+    assert lint["reason"].startswith("lint: golangci-lint: not found on PATH")
+    assert "go install" in lint["reason"]
+    assert report["summary"]["notChecked"] == 2
+    assert report["issues"] == []
+
+
+def test_timeout_kills_and_reports_timeout_issue(tmp_path: Path) -> None:
+    root = project(tmp_path, config=f'[languages.go]\nlint = ["{sys.executable}", "-c", "import time; time.sleep(60)"]\n')
+    code, report = lintel_json("check", str(root), "--only", "lint", "--timeout", "1")
+    assert code == 3
+    [run] = report["runs"]
+    assert run["timedOut"] is True
+    assert run["exitCode"] == 124
+    assert run["status"] == "not_checked"
+    assert run["durationMs"] < 30_000
+    [issue] = report["issues"]
+    assert issue["kind"] == "timeout"
+
+
+def test_tool_failure_without_findings_is_not_checked(tmp_path: Path) -> None:
+    script = "import sys; print('panic: something broke'); sys.exit(3)"
+    root = project(tmp_path, config=f'[languages.go]\nlint = ["{sys.executable}", "-c", "{script}"]\n')
+    code, report = lintel_json("check", str(root), "--only", "lint")
+    assert code == 3
+    [run] = report["runs"]
+    assert run["status"] == "not_checked"
+    assert "exit 3" in run["reason"] and "panic: something broke" in run["reason"]
+
+
+def test_invalid_configuration_is_exit_2_with_path(tmp_path: Path) -> None:
+    root = project(tmp_path, config="[timeouts]\nlint = 'soon'\n")
+    proc = run_lintel("check", str(root))
+    assert proc.returncode == 2
+    assert "timeouts.lint:" in proc.stderr
+
+
+def test_detect_json_lists_argv_and_binaries(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "package.json").write_text(json.dumps({"scripts": {"lint": "eslint ."}}))
+    (root / "yarn.lock").write_text("")
+    proc = run_lintel("detect", str(root), "--json", env={"PATH": "/nonexistent"})
+    assert proc.returncode == 0
+    document = json.loads(proc.stdout)
+    go, node = document["projects"]
+    assert go["language"] == "go"
+    assert go["checks"]["lint"]["argv"][0] == "golangci-lint"
+    assert go["checks"]["lint"]["binaries"][0] == {
+        "name": "golangci-lint",
+        "found": False,
+        "path": None,
+        "via": "missing",
+    }
+    assert node["packageManager"] == "yarn"
+    assert node["scripts"] == {"lint": "eslint ."}
+    assert node["checks"]["lint"]["argv"][0] == "yarn"
+
+
+def test_detect_text_on_no_markers() -> None:
+    proc = run_lintel("detect", str(WORKSPACES / "no-markers"))
+    assert proc.returncode == 0
+    assert "no supported project detected" in proc.stdout

@@ -1,0 +1,3 @@
+module example.com/lintelgo
+
+go 1.25
