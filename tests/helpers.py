@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from lintel.issues import ParseContext
 from lintel.parsers.base import ToolOutput
 
@@ -78,9 +77,7 @@ def lintel_json(*args: str, **kwargs: Any) -> tuple[int, dict[str, Any]]:
     try:
         data = json.loads(proc.stdout)
     except ValueError as exc:  # pragma: no cover - shown on failure only
-        raise AssertionError(
-            f"not JSON (exit {proc.returncode}):\n{proc.stdout[:2000]}\n{proc.stderr[:2000]}"
-        ) from exc
+        raise AssertionError(f"not JSON (exit {proc.returncode}):\n{proc.stdout[:2000]}\n{proc.stderr[:2000]}") from exc
     return proc.returncode, data
 
 
@@ -92,9 +89,7 @@ def run_tool(
     full_env["PATH"] = tool_path()
     if env is not None:
         full_env.update(env)
-    return subprocess.run(
-        argv, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout, check=False
-    )
+    return subprocess.run(argv, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def load_capture(tool: str, case: str) -> tuple[ToolOutput, ParseContext, dict[str, Any]]:

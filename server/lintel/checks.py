@@ -129,11 +129,25 @@ def compose_output(stdout: str, stderr: str, exit_code: int | None, timed_out: b
     return "\n".join(parts)
 
 
-def _first_lines(text: str) -> str:
+def _tail(text: str) -> str:
+    """The end of a failed tool's output: where tools put the error that made them stop."""
     text = text.strip()
     if len(text) > _REASON_CHARS:
-        text = text[:_REASON_CHARS].rstrip() + " …"
+        text = "… " + text[-_REASON_CHARS:].lstrip()
     return text
+
+
+def dedupe_issues(issues: Iterable[Issue]) -> list[Issue]:
+    """One issue per (signature, column, rule): the same finding reported by two runs (rustc's warnings in
+    both clippy and cargo check, a Go compile error in golangci-lint, vet and test) is shown once."""
+    seen: set[tuple[str, int | None, str | None]] = set()
+    out: list[Issue] = []
+    for issue in issues:
+        key = (issue.signature, issue.column, issue.rule)
+        if key not in seen:
+            seen.add(key)
+            out.append(issue)
+    return out
 
 
 def sort_issues(issues: Iterable[Issue]) -> list[Issue]:
@@ -166,15 +180,16 @@ class PlannedCheck:
 def plan_check(project: Project, check: CheckName, config: LintelConfig, workspace: Path) -> PlannedCheck:
     settings = config.languages.get(project.language)
     spec = override_argv(tool_for(project, check), settings.argv_for(check))
-    names = (spec.binary, *spec.requires)
+    via_npx = Path(spec.binary).name == "npx"
     binaries = tuple(
         resolve_binary(
             name,
             project_root=project.root,
             workspace_root=workspace,
             setting=settings.binaries.get(name),
+            local_only=via_npx and index > 0,
         )
-        for name in names
+        for index, name in enumerate((spec.binary, *spec.requires))
     )
     return PlannedCheck(project, spec, binaries)
 
@@ -263,14 +278,17 @@ async def run_check(
             )
         )
     elif proc.exit_code in spec.ok_codes:
+        # The tool's own verdict: it ran and exited as it does when all is well.
         result.status = "findings" if issues or result.failures else "clean"
+        if not parsed.recognized and proc.stdout.strip():
+            log.warning("%s exited %s but its output was not understood", spec.tool, proc.exit_code)
     elif issues or result.failures:
         result.status = "findings"
         if proc.exit_code not in spec.finding_codes:
             result.reason = f"{spec.tool} exited with {proc.exit_code}"
     else:
         result.status = "not_checked"
-        detail = _first_lines(proc.stderr or proc.stdout) or "no output"
+        detail = _tail(f"{proc.stdout.strip()}\n{proc.stderr.strip()}") or "no output"
         what = "reported findings that could not be parsed" if (proc.exit_code in spec.finding_codes) else "failed"
         result.reason = f"{spec.tool} {what} (exit {proc.exit_code}): {detail}"
     if proc.truncated and result.status != "not_checked":

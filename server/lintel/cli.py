@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn, cast
 
 from lintel import __version__
-from lintel.checks import plan_check, run_checks, sort_issues
+from lintel.checks import dedupe_issues, plan_check, run_checks, sort_issues
 from lintel.config import LintelConfig, load_config
 from lintel.detect import DetectionError, Project, detect, normalize_language, select_projects
 from lintel.issues import Severity
@@ -136,7 +136,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             on_done=done,
         )
     )
-    issues = sort_issues(issue for run in runs for issue in run.issues)
+    issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
     report = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
     rendered = RENDERERS[args.fmt](report)
     sys.stdout.write(rendered)

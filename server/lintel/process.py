@@ -164,8 +164,8 @@ async def run_process(
 
     loop = asyncio.get_running_loop()
     started = time.monotonic()
-    try:
-        transport, protocol = await loop.subprocess_exec(
+    spawn = asyncio.ensure_future(
+        loop.subprocess_exec(
             lambda: _CaptureProtocol(cap_bytes),
             *command,
             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
@@ -175,6 +175,18 @@ async def run_process(
             env=None if env is None else dict(env),
             start_new_session=True,
         )
+    )
+    try:
+        transport, protocol = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        # asyncio's own clean-up for a start cancelled half-way kills only the child, then waits
+        # for its pipes, which a grandchild may hold forever. So the start is shielded: let it
+        # finish, then stop the whole group like any cancelled run. A second cancellation does not
+        # abandon that clean-up; it only stops waiting for it.
+        cleanup = asyncio.ensure_future(_stop_started(spawn, kill_grace))
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(cleanup)
+        raise
     except OSError as exc:
         raise _start_error(binary, cwd, exc) from exc
 
@@ -290,6 +302,22 @@ async def _supervise(
         # Only a process that left the group (setsid) can still hold them; stop reading.
         logger.debug("pid %d: output pipes still open after the group was killed", pgid)
     return False
+
+
+async def _stop_started(
+    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _CaptureProtocol]], kill_grace: float
+) -> None:
+    """Let a start whose caller was cancelled complete, then stop everything it started."""
+    try:
+        transport, protocol = await spawn
+    except Exception:  # it could not start: nothing to stop
+        return
+    logger.debug("pid %d: cancelled while starting, stopping it", transport.get_pid())
+    try:
+        await _stop_group(transport.get_pid(), kill_grace)
+        await _wait_flag(protocol.exited, _REAP_WAIT)
+    finally:
+        transport.close()
 
 
 async def _wait_flag(event: asyncio.Event, timeout: float | None) -> bool:

@@ -48,7 +48,9 @@ def test_missing_binary_is_not_checked_and_exit_3(tmp_path: Path) -> None:
 
 
 def test_timeout_kills_and_reports_timeout_issue(tmp_path: Path) -> None:
-    root = project(tmp_path, config=f'[languages.go]\nlint = ["{sys.executable}", "-c", "import time; time.sleep(60)"]\n')
+    root = project(
+        tmp_path, config=f'[languages.go]\nlint = ["{sys.executable}", "-c", "import time; time.sleep(60)"]\n'
+    )
     code, report = lintel_json("check", str(root), "--only", "lint", "--timeout", "1")
     assert code == 3
     [run] = report["runs"]
@@ -67,7 +69,8 @@ def test_tool_failure_without_findings_is_not_checked(tmp_path: Path) -> None:
     assert code == 3
     [run] = report["runs"]
     assert run["status"] == "not_checked"
-    assert "exit 3" in run["reason"] and "panic: something broke" in run["reason"]
+    assert "exit 3" in run["reason"]
+    assert "panic: something broke" in run["reason"]
 
 
 def test_invalid_configuration_is_exit_2_with_path(tmp_path: Path) -> None:

@@ -28,9 +28,7 @@ def test_precedence_pyproject_then_lintel_toml_then_overrides(tmp_path: Path) ->
 
 
 def test_bad_value_reported_with_path_and_default_used(tmp_path: Path) -> None:
-    (tmp_path / "lintel.toml").write_text(
-        "[timeouts]\nlint = 'soon'\ntest = 5\n[languages.node]\nlint = 'eslint .'\n"
-    )
+    (tmp_path / "lintel.toml").write_text("[timeouts]\nlint = 'soon'\ntest = 5\n[languages.node]\nlint = 'eslint .'\n")
     loaded = load_config(tmp_path)
     paths = sorted(p.path for p in loaded.problems)
     assert paths == ["languages.node.lint", "timeouts.lint"]

@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from lintel.detect import (
     DetectionError,
     choose_project,
@@ -14,6 +13,7 @@ from lintel.detect import (
     node_package_manager,
     select_projects,
 )
+
 from tests.helpers import WORKSPACES
 
 
@@ -58,9 +58,7 @@ def test_polyglot_needs_language(tmp_path: Path) -> None:
     projects = detect(make(tmp_path, "go.mod", "package.json"))
     with pytest.raises(DetectionError) as err:
         choose_project(projects)
-    assert str(err.value) == (
-        "polyglot workspace: 2 project types detected (go, node) — pass `language` to pick one"
-    )
+    assert str(err.value) == ("polyglot workspace: 2 project types detected (go, node) — pass `language` to pick one")
 
 
 def test_language_not_detected(tmp_path: Path) -> None:
@@ -74,8 +72,7 @@ def test_nothing_detected() -> None:
     with pytest.raises(DetectionError) as err:
         choose_project(detect(WORKSPACES / "no-markers"))
     assert str(err.value) == (
-        "no supported project detected in workspace root (found markers: none) "
-        "— lintel supports go, rust, node, python"
+        "no supported project detected in workspace root (found markers: none) — lintel supports go, rust, node, python"
     )
     with pytest.raises(DetectionError):
         select_projects([], None)
@@ -109,9 +106,7 @@ def test_package_manager_from_lock_file(tmp_path: Path, locks: tuple[str, ...], 
 
 
 def test_package_scripts(tmp_path: Path) -> None:
-    (tmp_path / "package.json").write_text(
-        json.dumps({"scripts": {"lint": "eslint .", "test": "jest", "weird": 3}})
-    )
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"lint": "eslint .", "test": "jest", "weird": 3}}))
     project = detect(tmp_path)[0]
     assert dict(project.scripts) == {"lint": "eslint .", "test": "jest"}
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from lintel.issues import (
     Issue,
     ParseContext,
@@ -50,14 +49,17 @@ def test_to_json_is_camel_case_and_omits_absent() -> None:
         kind="lint", message="m", source="eslint", file="a.js", line=1, column=2, end_line=1, end_column=5
     )
     data = issue.to_json()
-    assert data["endLine"] == 1 and data["endColumn"] == 5
-    assert "rule" not in data and "hint" not in data
+    assert data["endLine"] == 1
+    assert data["endColumn"] == 5
+    assert "rule" not in data
+    assert "hint" not in data
     assert Issue.from_json(data) == issue
 
 
 def test_invalid_positions_dropped() -> None:
     issue = make_issue(kind="lint", message="m", source="x", file="a", line=0, column=-1)
-    assert issue.line is None and issue.column is None
+    assert issue.line is None
+    assert issue.column is None
 
 
 @pytest.mark.parametrize(
@@ -103,4 +105,5 @@ def test_fingerprint_without_readable_source_uses_message(tmp_path: Path) -> Non
     issue = make_issue(kind="custom", message="boom", source="custom")
     [done] = finalize_issues([issue], SourceLines(tmp_path))
     [again] = finalize_issues([issue], SourceLines(tmp_path))
-    assert done.fingerprint and done.fingerprint == again.fingerprint
+    assert done.fingerprint
+    assert done.fingerprint == again.fingerprint

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
 from lintel.issues import ParseContext, sha256_hex
 from lintel.parsers import get_parser, is_known_parser, parser_names
 from lintel.parsers.base import ToolOutput
@@ -12,7 +11,8 @@ CTX = ParseContext(cwd="/ws", root="/ws")
 
 def test_exit_zero_is_clean() -> None:
     result = get_parser("custom")(ToolOutput("all good\n", "", 0), CTX)
-    assert result.recognized and result.issues == []
+    assert result.recognized
+    assert result.issues == []
 
 
 def test_failure_is_one_custom_issue_signed_by_message_hash() -> None:

@@ -4,6 +4,7 @@ prompt and leave grandchildren behind; every test checks by PID that nothing out
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -93,6 +95,16 @@ def tree_pids(text: str) -> dict[str, int]:
     return pids
 
 
+@pytest.fixture
+def spawned() -> Iterator[list[int]]:
+    """Pass `on_start=spawned.append`: whatever a failing test leaves of those groups is killed."""
+    groups: list[int] = []
+    yield groups
+    for pgid in groups:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+
+
 async def wait_for_file(path: Path, within: float = 5.0) -> str:
     deadline = time.monotonic() + within
     while not path.exists():
@@ -161,9 +173,11 @@ async def test_invalid_utf8_is_replaced(tmp_path: Path) -> None:
 # --- 2. hangs: timeout kills the whole tree -----------------------------------------------------
 
 
-async def test_timeout_kills_child_and_grandchild(tmp_path: Path) -> None:
+async def test_timeout_kills_child_and_grandchild(tmp_path: Path, spawned: list[int]) -> None:
     started = time.monotonic()
-    result = await run_process(["sh", HANG_TREE, "plain"], cwd=tmp_path, timeout=1, kill_grace=5)
+    result = await run_process(
+        ["sh", HANG_TREE, "plain"], cwd=tmp_path, timeout=1, kill_grace=5, on_start=spawned.append
+    )
     elapsed = time.monotonic() - started
 
     assert result.exit_code == TIMEOUT_EXIT_CODE
@@ -177,9 +191,11 @@ async def test_timeout_kills_child_and_grandchild(tmp_path: Path) -> None:
     assert 1000 <= result.duration_ms < 3000
 
 
-async def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(tmp_path: Path) -> None:
+async def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(tmp_path: Path, spawned: list[int]) -> None:
     started = time.monotonic()
-    result = await run_process(["sh", HANG_TREE, "ignore-term"], cwd=tmp_path, timeout=1, kill_grace=0.5)
+    result = await run_process(
+        ["sh", HANG_TREE, "ignore-term"], cwd=tmp_path, timeout=1, kill_grace=0.5, on_start=spawned.append
+    )
     elapsed = time.monotonic() - started
 
     assert (result.exit_code, result.timed_out) == (TIMEOUT_EXIT_CODE, True)
@@ -257,16 +273,33 @@ def test_200_mb_flood_keeps_memory_bounded(tmp_path: Path) -> None:
 # --- 4, 5. stdin --------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def open_stdin_pipe() -> Iterator[None]:
+    """Make our own fd 0 a pipe nobody writes to or closes, as an editor's stdin would be: a child
+    that inherited it would block forever, so only an explicit /dev/null lets the tests pass."""
+    read_end, write_end = os.pipe()
+    saved = os.dup(0)
+    os.dup2(read_end, 0)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 0)
+        for fd in (saved, read_end, write_end):
+            os.close(fd)
+
+
+@pytest.mark.usefixtures("open_stdin_pipe")
 async def test_prompting_tool_gets_eof_instead_of_blocking(tmp_path: Path) -> None:
-    result = await run_process(["sh", PROMPT], cwd=tmp_path, timeout=10)
+    result = await run_process(["sh", PROMPT], cwd=tmp_path, timeout=3)
     assert not result.timed_out
     assert result.exit_code == 5
     assert result.stdout == "Continue? [y/N] EOF on stdin\n"
     assert result.duration_ms < 5000
 
 
+@pytest.mark.usefixtures("open_stdin_pipe")
 async def test_python_input_gets_eof(tmp_path: Path) -> None:
-    result = await run_process([sys.executable, "-c", "input('name? ')"], cwd=tmp_path, timeout=10)
+    result = await run_process([sys.executable, "-c", "input('name? ')"], cwd=tmp_path, timeout=3)
     assert not result.timed_out
     assert result.exit_code == 1
     assert "EOFError" in result.stderr
@@ -293,20 +326,21 @@ async def test_stdin_the_child_never_reads_is_harmless(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("mode", "max_seconds"), [("plain", 1.0), ("ignore-term", 2.0)])
-async def test_cancel_kills_the_tree_and_propagates(tmp_path: Path, mode: str, max_seconds: float) -> None:
+async def test_cancel_kills_the_tree_and_propagates(
+    tmp_path: Path, spawned: list[int], mode: str, max_seconds: float
+) -> None:
     pidfile = tmp_path / "pids"
-    started: list[int] = []
     task = asyncio.create_task(
         run_process(
             ["sh", HANG_TREE, mode, str(pidfile)],
             cwd=tmp_path,
             kill_grace=1.0,
-            on_start=started.append,
+            on_start=spawned.append,
         )
     )
     pids = tree_pids(await wait_for_file(pidfile))
     assert set(pids) == {"child", "grandchild"}
-    assert started == [pids["child"]]
+    assert spawned == [pids["child"]]
     assert all(is_running(pid) for pid in pids.values())
 
     task.cancel()
@@ -315,27 +349,76 @@ async def test_cancel_kills_the_tree_and_propagates(tmp_path: Path, mode: str, m
         await task
     # plain dies on SIGTERM at once; ignore-term needs the 1 s grace, never much more.
     assert time.monotonic() - cancelled_at < max_seconds
-    assert_all_gone(list(pids.values()), pgid=started[0])
+    assert_all_gone(list(pids.values()), pgid=spawned[0])
 
 
-async def test_failing_on_start_kills_the_process(tmp_path: Path) -> None:
-    seen: list[int] = []
+def running_with_token(token: str) -> list[int]:
+    """Running processes whose environment carries LINTEL_TEST_TOKEN=token (inherited by a whole tree)."""
+    needle = f"LINTEL_TEST_TOKEN={token}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                environ = Path(f"/proc/{entry}/environ").read_bytes()
+            except OSError:
+                continue
+            if needle in environ.split(b"\0") and is_running(int(entry)):
+                found.append(int(entry))
+    return found
 
+
+def assert_none_running_with_token(token: str, within: float = 1.0) -> None:
+    deadline = time.monotonic() + within
+    while running_with_token(token) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert running_with_token(token) == []
+
+
+@pytest.mark.parametrize("delay", [0, 0.001, 0.003, 0.01, 0.03])
+async def test_cancel_while_starting_leaves_nothing_behind(tmp_path: Path, delay: float) -> None:
+    # Cancelled before (or while) the process is set up, so on_start may never run: find the tree
+    # by an environment token its members inherit.
+    token = f"{os.getpid()}-{tmp_path.name}"
+    task = asyncio.create_task(
+        run_process(
+            ["sh", HANG_TREE, "ignore-term"],
+            cwd=tmp_path,
+            env={**os.environ, "LINTEL_TEST_TOKEN": token},
+            kill_grace=0.5,
+        )
+    )
+    await asyncio.sleep(delay)
+    task.cancel()
+    cancelled_at = time.monotonic()
+    try:
+        done, _ = await asyncio.wait({task}, timeout=5)
+        assert task in done, "cancelling a starting run hangs"
+        assert task.cancelled()
+        assert time.monotonic() - cancelled_at < 2.0
+        assert_none_running_with_token(token)
+    finally:
+        for pid in running_with_token(token):
+            os.kill(pid, signal.SIGKILL)
+
+
+async def test_failing_on_start_kills_the_process(tmp_path: Path, spawned: list[int]) -> None:
     def on_start(pid: int) -> None:
-        seen.append(pid)
+        spawned.append(pid)
         raise RuntimeError("bookkeeping failed")
 
     with pytest.raises(RuntimeError, match="bookkeeping failed"):
         await run_process(["sleep", "600"], cwd=tmp_path, kill_grace=1.0, on_start=on_start)
-    assert_all_gone(seen, pgid=seen[0])
+    assert_all_gone(spawned, pgid=spawned[0])
 
 
 # --- 7. a grandchild holding the pipes after the child exited -----------------------------------
 
 
-async def test_exited_child_with_grandchild_holding_pipes_returns(tmp_path: Path) -> None:
+async def test_exited_child_with_grandchild_holding_pipes_returns(tmp_path: Path, spawned: list[int]) -> None:
     started = time.monotonic()
-    result = await run_process(["sh", EXIT_LEAVES_GRANDCHILD], cwd=tmp_path, timeout=20, pipe_close_grace=0.5)
+    result = await run_process(
+        ["sh", EXIT_LEAVES_GRANDCHILD], cwd=tmp_path, timeout=20, pipe_close_grace=0.5, on_start=spawned.append
+    )
     elapsed = time.monotonic() - started
 
     assert (result.exit_code, result.timed_out) == (3, False)  # the child's own exit code
@@ -346,8 +429,10 @@ async def test_exited_child_with_grandchild_holding_pipes_returns(tmp_path: Path
     assert_all_gone(list(pids.values()), pgid=result.pid)
 
 
-async def test_leftover_that_closed_its_pipes_is_killed_too(tmp_path: Path) -> None:
-    result = await run_process(["sh", "-c", "sleep 600 >/dev/null 2>&1 & echo $!"], cwd=tmp_path, timeout=20)
+async def test_leftover_that_closed_its_pipes_is_killed_too(tmp_path: Path, spawned: list[int]) -> None:
+    result = await run_process(
+        ["sh", "-c", "sleep 600 >/dev/null 2>&1 & echo $!"], cwd=tmp_path, timeout=20, on_start=spawned.append
+    )
     assert result.exit_code == 0
     assert result.duration_ms < 3000  # pipes closed at once: no pipe grace to wait out
     assert_all_gone([int(result.stdout)], pgid=result.pid)
@@ -423,9 +508,9 @@ async def test_run_shell_pipeline(tmp_path: Path) -> None:
     assert result.argv == ("/bin/sh", "-c", "sort words | head -n 2; echo oops >&2; exit 4")
 
 
-async def test_run_shell_timeout_kills_its_pipelines(tmp_path: Path) -> None:
+async def test_run_shell_timeout_kills_its_pipelines(tmp_path: Path, spawned: list[int]) -> None:
     command = 'sleep 600 & echo "grandchild $!"; echo "child $$"; sleep 600 | cat'
-    result = await run_shell(command, cwd=tmp_path, timeout=1, kill_grace=1)
+    result = await run_shell(command, cwd=tmp_path, timeout=1, kill_grace=1, on_start=spawned.append)
     assert (result.exit_code, result.timed_out) == (TIMEOUT_EXIT_CODE, True)
     pids = tree_pids(result.stdout)
     assert set(pids) == {"child", "grandchild"}

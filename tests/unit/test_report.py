@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from lintel.checks import RunResult, compose_output
 from lintel.detect import Project
 from lintel.issues import make_issue
@@ -21,8 +20,13 @@ def report(tmp_path: Path, *, not_checked: bool = False) -> CheckReport:
     runs = [
         RunResult("python", "lint", "ruff", ["ruff"], tmp_path, "findings", exit_code=1),
         RunResult(
-            "python", "typecheck", "mypy", ["mypy"], tmp_path,
-            "not_checked" if not_checked else "findings", reason="mypy missing" if not_checked else None,
+            "python",
+            "typecheck",
+            "mypy",
+            ["mypy"],
+            tmp_path,
+            "not_checked" if not_checked else "findings",
+            reason="mypy missing" if not_checked else None,
         ),
     ]
     return CheckReport(root=tmp_path, projects=[project], runs=runs, issues=issues)
@@ -47,8 +51,16 @@ def test_json_document(tmp_path: Path) -> None:
     assert data["version"] == 1
     assert data["projects"] == [{"language": "python", "root": "."}]
     assert data["runs"][0] == {
-        "check": "lint", "language": "python", "tool": "ruff", "argv": ["ruff"], "cwd": ".",
-        "status": "findings", "reason": None, "exitCode": 1, "timedOut": False, "durationMs": 0,
+        "check": "lint",
+        "language": "python",
+        "tool": "ruff",
+        "argv": ["ruff"],
+        "cwd": ".",
+        "status": "findings",
+        "reason": None,
+        "exitCode": 1,
+        "timedOut": False,
+        "durationMs": 0,
     }
     assert data["summary"] == {"errors": 1, "warnings": 1, "infos": 1, "notChecked": 0}
     assert data["issues"][0]["rule"] == "F401"

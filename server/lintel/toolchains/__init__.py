@@ -23,7 +23,7 @@ class Toolchain(Protocol):
 
 
 def toolchain(language: str) -> Toolchain:
-    module: Toolchain = importlib.import_module(f"lintel.toolchains.{language}")  # type: ignore[assignment]
+    module: Toolchain = importlib.import_module(f"lintel.toolchains.{language}")
     return module
 
 

@@ -73,10 +73,11 @@ def resolve_binary(
     workspace_root: Path | None = None,
     setting: str | None = None,
     env: Mapping[str, str] | None = None,
+    local_only: bool = False,
 ) -> Resolved:
     """Find `name`: the user's setting, then the project's own (node_modules/.bin, .venv/bin, venv/bin,
     in the project and then the workspace root), then PATH, then lintel's own environment (so the
-    embedded ruff works right after `pip install`)."""
+    embedded ruff works right after `pip install`). `local_only` stops after the project's own."""
     tried: list[str] = []
     if setting:
         candidate = Path(os.path.expanduser(setting))
@@ -103,6 +104,9 @@ def resolve_binary(
             tried.append(str(candidate))
             if _executable(candidate):
                 return Resolved(name, str(candidate), "project", tuple(tried))
+    if local_only:
+        # `npx --no-install` runs only what the project installed: a global `tsc` on PATH is no proof.
+        return Resolved(name, None, "missing", tuple(tried))
     search_path = (env if env is not None else os.environ).get("PATH", "")
     tried.append("PATH")
     found = shutil.which(name, path=search_path)

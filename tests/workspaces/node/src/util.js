@@ -5,7 +5,7 @@ export function sameValue(a, b) {
 }
 
 export function label(name) {
-  let prefix = "item";
+  let prefix = "élément";
   const unused = 42;
   console.log(prefix);
   return `${prefix}-${name}-${missingSuffix}`;

@@ -1,0 +1,706 @@
+"""Parsers for Python's tools: ruff (lint JSON, format diffs), mypy (text), pyright (JSON), pytest (junit).
+
+Positions follow CONTRACT §3: 1-based lines and columns; end columns are 1-based and exclusive (ruff's
+convention), so mypy's inclusive ends and pyright's 0-based ranges are converted here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from lintel.issues import (
+    Issue,
+    ParseContext,
+    ParseResult,
+    Severity,
+    TestFailure,
+    make_issue,
+    severity_from,
+)
+from lintel.parsers.base import ToolOutput
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_MAX_HINT = 2000
+_MAX_OUTPUT = 10_000
+
+
+def _clean(text: str) -> str:
+    return _ANSI.sub("", text).replace("\r\n", "\n")
+
+
+def _int(value: Any) -> int | None:
+    """An int from JSON, refusing bools and anything else a hand-edited report might hold."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """A JSON object, or an empty one for anything else (reports are read defensively)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _split_message(text: str) -> tuple[str, str | None]:
+    """A one-line message and the detail lines below it (pyright and pytest messages span lines)."""
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    if not lines:
+        return "", None
+    detail = "\n".join(line.strip() for line in lines[1:] if line.strip())
+    return lines[0].strip(), (detail[:_MAX_HINT] or None)
+
+
+def _json_value(text: str, opener: str) -> Any:
+    """The first JSON value in `text` starting with `opener`, ignoring banners printed before it."""
+    stripped = text.strip()
+    if stripped.startswith(opener):
+        start = 0
+    else:
+        found = stripped.find("\n" + opener)
+        if found < 0:
+            return None
+        start = found + 1
+    try:
+        value, _ = json.JSONDecoder().raw_decode(stripped[start:])
+    except ValueError:
+        return None
+    return value
+
+
+# --------------------------------------------------------------------------------------------- ruff check
+
+# `pkg/a.py:3:8: F401 [*] `os` imported but unused` (concise) — also `invalid-syntax: msg` after the column.
+_RUFF_CONCISE = re.compile(
+    r"^(?P<file>(?:[A-Za-z]:)?[^:\n]+):(?P<line>\d+):(?P<col>\d+): "
+    r"(?P<code>[A-Za-z][\w-]*):?(?: \[\*\])? (?P<msg>.+)$"
+)
+# ruff's `full` format: a header `E711 Comparison ...` / `invalid-syntax: ...`, then ` --> file:line:col`.
+_RUFF_FULL_HEADER = re.compile(r"^(?P<code>[A-Za-z][\w-]*):?(?: \[\*\])? (?P<msg>\S.*)$")
+_RUFF_FULL_LOCATION = re.compile(r"^\s*--> (?P<file>.+?):(?P<line>\d+):(?P<col>\d+)$")
+_RUFF_SUMMARY = re.compile(r"^(Found \d+ errors?\.|All checks passed!)")
+
+
+def parse_ruff(output: ToolOutput, ctx: ParseContext) -> ParseResult:
+    """`ruff check --output-format=json`: an array of violations (also JSON lines, concise and full text).
+
+        [{"code": "F401", "message": "`os` imported but unused", "severity": "error",
+          "filename": "/w/src/pkg/models.py", "location": {"row": 3, "column": 8},
+          "end_location": {"row": 3, "column": 10},
+          "fix": {"applicability": "safe", "message": "Remove unused import: `os`", "edits": [...]}, ...}]
+
+    ruff's columns are 1-based with exclusive ends, as lintel's. Syntax errors come with code
+    `invalid-syntax` (null in older ruff). `[]` is a clean run; exit 2 prints `ruff failed` to stderr and
+    no JSON, which is not recognised.
+    """
+    stdout = _clean(output.stdout)
+    document = _json_value(stdout, "[")
+    if isinstance(document, list):
+        issues = [i for i in (_ruff_json_issue(item, ctx) for item in document) if i is not None]
+        return ParseResult(issues=issues, recognized=True)
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    if lines and all(line.lstrip().startswith("{") for line in lines):
+        items = [_json_value(line, "{") for line in lines]
+        if all(isinstance(item, dict) for item in items):
+            issues = [i for i in (_ruff_json_issue(item, ctx) for item in items) if i is not None]
+            return ParseResult(issues=issues, recognized=True)
+    return _parse_ruff_text(stdout, output.exit_code, ctx)
+
+
+def _ruff_json_issue(item: Any, ctx: ParseContext) -> Issue | None:
+    if not isinstance(item, dict) or not isinstance(item.get("filename"), str):
+        return None
+    location, end, fix = _obj(item.get("location")), _obj(item.get("end_location")), _obj(item.get("fix"))
+    hint = None
+    if isinstance(fix.get("message"), str):
+        hint = fix["message"] if fix.get("applicability") == "safe" else f"{fix['message']} (unsafe fix)"
+    code = item.get("code")
+    return make_issue(
+        kind="lint",
+        message=str(item.get("message") or ""),
+        source="ruff",
+        # ruff exits 1 for every violation, so a missing severity (older ruff has none) means error.
+        severity=severity_from(item.get("severity"), default="error"),
+        file=ctx.relpath(item["filename"]),
+        line=_int(location.get("row")),
+        column=_int(location.get("column")),
+        end_line=_int(end.get("row")),
+        end_column=_int(end.get("column")),
+        rule=code if isinstance(code, str) else None,
+        hint=hint,
+    )
+
+
+def _parse_ruff_text(stdout: str, exit_code: int | None, ctx: ParseContext) -> ParseResult:
+    issues: list[Issue] = []
+    summary = False
+    previous = ""
+    for line in stdout.splitlines():
+        concise = _RUFF_CONCISE.match(line)
+        location = _RUFF_FULL_LOCATION.match(line)
+        # In the full format the header is the line right above `-->`; `help:`/`note:` lines never are.
+        header = _RUFF_FULL_HEADER.match(previous) if location else None
+        if concise:
+            issues.append(_ruff_text_issue(concise, concise, ctx))
+        elif location and header:
+            issues.append(_ruff_text_issue(header, location, ctx))
+        summary = summary or bool(_RUFF_SUMMARY.match(line))
+        previous = line
+    clean = exit_code == 0 and not stdout.strip()
+    return ParseResult(issues=issues, recognized=bool(issues) or summary or clean)
+
+
+def _ruff_text_issue(what: re.Match[str], where: re.Match[str], ctx: ParseContext) -> Issue:
+    return make_issue(
+        kind="lint",
+        message=what.group("msg"),
+        source="ruff",
+        severity="error",
+        file=ctx.relpath(where.group("file")),
+        line=int(where.group("line")),
+        column=int(where.group("col")),
+        rule=what.group("code"),
+    )
+
+
+# -------------------------------------------------------------------------------------------- ruff format
+
+_FORMAT_MESSAGE = "ruff format would reformat this code"
+_DIFF_OLD = re.compile(r"^--- (?P<file>.+?)(?:\t.*)?$")
+_DIFF_NEW = re.compile(r"^\+\+\+ (?P<file>.+?)(?:\t.*)?$")
+_HUNK = re.compile(r"^@@ -(?P<old>\d+)(?:,(?P<old_count>\d+))? \+\d+(?:,(?P<new_count>\d+))? @@")
+# `error: Failed to parse pkg/broken.py:3:12: Expected a parameter or the end of the parameter list`
+_FORMAT_PARSE_ERROR = re.compile(r"^error: Failed to parse (?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.+)$")
+# `ruff format --check`: `Would reformat: pkg/a.py` (older ruff) or the full format's ` --> pkg/a.py:1:8`.
+_WOULD_REFORMAT = re.compile(r"^Would reformat: (?P<file>.+)$")
+
+
+@dataclass
+class _ChangeBlock:
+    file: str
+    start: int
+    removed: int = 0
+    lines: list[str] = field(default_factory=list)
+
+
+def parse_ruff_format(output: ToolOutput, ctx: ParseContext) -> ParseResult:
+    """`ruff format --diff`: a unified diff per file that would change; one issue per block of changes.
+
+        --- src/pkg/report.py
+        +++ src/pkg/report.py
+        @@ -4,9 +4,9 @@
+         def report(items: list[Item]) -> str:
+        -    lines = [ f"{item.name}"   for item in items ]
+        +    lines = [f"{item.name}" for item in items]
+
+    The issue sits at the first old line a block removes (or, for pure insertions, the line it goes
+    before). Exit 1 means something would be reformatted; a file ruff cannot parse is reported on stderr
+    (`error: Failed to parse path:line:col: message`, exit 2) and becomes an error-level issue. Also reads
+    `ruff format --check` (`Would reformat: path`, or the full format's `--> path:line:col`).
+    """
+    stdout, stderr = _clean(output.stdout), _clean(output.stderr)
+    issues = [_format_block_issue(block, ctx) for block in _change_blocks(stdout)]
+    check_mode = not issues
+    for line in (stdout + "\n" + stderr).splitlines():
+        parse_error = _FORMAT_PARSE_ERROR.match(line)
+        if parse_error:
+            issues.append(
+                make_issue(
+                    kind="format",
+                    message=f"cannot format: {parse_error.group('msg')}",
+                    source="ruff",
+                    severity="error",
+                    file=ctx.relpath(parse_error.group("file")),
+                    line=int(parse_error.group("line")),
+                    column=int(parse_error.group("col")),
+                )
+            )
+            continue
+        if not check_mode:
+            continue
+        located = _RUFF_FULL_LOCATION.match(line)
+        named = located or _WOULD_REFORMAT.match(line)
+        if named:
+            issues.append(
+                make_issue(
+                    kind="format",
+                    message=_FORMAT_MESSAGE,
+                    source="ruff",
+                    severity="warning",
+                    file=ctx.relpath(named.group("file")),
+                    line=int(located.group("line")) if located else None,
+                )
+            )
+    failed = "ruff failed" in stderr
+    return ParseResult(issues=issues, recognized=not failed and (bool(issues) or output.exit_code == 0))
+
+
+def _change_blocks(diff: str) -> Iterator[_ChangeBlock]:
+    """Runs of `-`/`+` lines in each hunk. The hunk header's counts say where its body ends, so a removed
+    line that itself starts with `--` is not mistaken for the next file's header."""
+    file: str | None = None
+    old_header: str | None = None
+    old_line = old_left = new_left = 0
+    block: _ChangeBlock | None = None
+    for line in diff.splitlines():
+        if file is not None and (old_left > 0 or new_left > 0):
+            tag = line[:1]
+            if tag == "\\":  # `\ No newline at end of file`
+                continue
+            if tag in ("-", "+"):
+                if block is None:
+                    block = _ChangeBlock(file=file, start=max(old_line, 1))
+                block.lines.append(line)
+                if tag == "-":
+                    block.removed += 1
+                    old_line += 1
+                    old_left -= 1
+                else:
+                    new_left -= 1
+                continue
+            if block is not None:
+                yield block
+                block = None
+            old_line += 1  # context; an empty line is context whose single space was stripped
+            old_left -= 1
+            new_left -= 1
+            continue
+        if block is not None:
+            yield block
+            block = None
+        hunk = _HUNK.match(line)
+        if hunk and file is not None:
+            old_line = int(hunk.group("old"))
+            old_left = int(hunk.group("old_count") or 1)
+            new_left = int(hunk.group("new_count") or 1)
+            continue
+        new = _DIFF_NEW.match(line) if old_header is not None else None
+        if new:
+            file = old_header if new.group("file") == "/dev/null" else new.group("file")
+            old_header = None
+            continue
+        old = _DIFF_OLD.match(line)
+        old_header = old.group("file") if old else None
+    if block is not None:
+        yield block
+
+
+def _format_block_issue(block: _ChangeBlock, ctx: ParseContext) -> Issue:
+    return make_issue(
+        kind="format",
+        message=_FORMAT_MESSAGE,
+        source="ruff",
+        # Matches the other languages' format checks: style, not breakage.
+        severity="warning",
+        file=ctx.relpath(block.file),
+        line=block.start,
+        end_line=block.start + block.removed - 1 if block.removed > 1 else None,
+        hint="\n".join(block.lines)[:_MAX_HINT] or None,
+    )
+
+
+# ------------------------------------------------------------------------------------------------- mypy
+
+# `src/pkg/models.py:21:12:21:29: error: Incompatible return value type (got "str", expected "int")  [return-value]`
+# Line, column and end are each optional (they depend on mypy's flags); a path must contain `.` or `/`
+# so `mypy: error: Missing target ...` (a usage error) is not taken for a finding in a file named `mypy`.
+_MYPY_LINE = re.compile(
+    r"^(?P<file>(?:[A-Za-z]:)?[^:\n]*[./\\][^:\n]*?)"
+    r":(?:(?P<line>-?\d+):(?:(?P<col>\d+):(?:(?P<end_line>\d+):(?P<end_col>\d+):)?)?)?"
+    r" (?P<severity>error|warning|note): (?P<msg>.*?)(?:  \[(?P<code>[\w-]+)\])?$"
+)
+_MYPY_SUMMARY = re.compile(r"^(Success: no issues found|Found \d+ errors? in \d+ files?)")
+
+
+@dataclass
+class _MypyRecord:
+    file: str
+    line: int | None
+    column: int | None
+    end_line: int | None
+    end_column: int | None
+    severity: str
+    message: str
+    code: str | None
+    hints: list[str] = field(default_factory=list)
+
+
+def parse_mypy(output: ToolOutput, ctx: ParseContext) -> ParseResult:
+    """mypy's text output with `--show-column-numbers --show-error-end --show-error-codes --no-pretty`
+    (also plain `file:line: error: ...`, file-level `file: error: ...`, and `-O json` lines).
+
+        src/pkg/models.py:21:12:21:29: error: Incompatible return value type (got "str", expected "int")  [return-value]
+        shapes.py:7:20:7:29: note: This violates the Liskov substitution principle
+        use.py:4:13:4:18: note: Revealed type is "shapes.Square"
+
+    Notes join the most recent error at the same file, line and column as its hint (mypy's own JSON output
+    does the same); a note with no error there (reveal_type) is an info issue. mypy's end column is
+    inclusive, so it gains one. Both streams are read: configuration errors go to stderr. A crash
+    (`error: INTERNAL ERROR`) is not recognised, whatever was printed before it.
+    """
+    text = _clean(output.stdout) + "\n" + _clean(output.stderr)
+    if "error: INTERNAL ERROR" in text:
+        return ParseResult(recognized=False)
+    records: list[_MypyRecord] = []
+    latest_error: dict[tuple[str, int | None, int | None], _MypyRecord] = {}
+    understood = False
+    for line in text.splitlines():
+        record = _mypy_json_record(line) if line.startswith("{") else _mypy_text_record(line)
+        if record is None:
+            understood = understood or bool(_MYPY_SUMMARY.match(line))
+            continue
+        key = (record.file, record.line, record.column)
+        if record.severity == "note" and key in latest_error:
+            latest_error[key].hints.append(record.message)
+            continue
+        records.append(record)
+        if record.severity != "note":
+            latest_error[key] = record
+    issues = [_mypy_issue(record, ctx) for record in records]
+    # Exit 0 is a clean run even when mypy warned about its config (`mypy.ini: [mypy]: Unrecognized option`).
+    return ParseResult(issues=issues, recognized=bool(records) or understood or output.exit_code == 0)
+
+
+def _mypy_text_record(line: str) -> _MypyRecord | None:
+    match = _MYPY_LINE.match(line.rstrip())
+    if not match:
+        return None
+
+    def number(name: str) -> int | None:
+        value = match.group(name)
+        return int(value) if value is not None else None
+
+    end_column = number("end_col")
+    return _MypyRecord(
+        file=match.group("file"),
+        line=number("line"),
+        column=number("col"),
+        end_line=number("end_line"),
+        end_column=end_column + 1 if end_column is not None else None,
+        severity=match.group("severity"),
+        message=match.group("msg"),
+        code=match.group("code"),
+    )
+
+
+def _mypy_json_record(line: str) -> _MypyRecord | None:
+    """`mypy -O json`: 0-based columns, end column exclusive and 0-based; notes are already in `hint`."""
+    data = _json_value(line, "{")
+    if not isinstance(data, dict) or not isinstance(data.get("file"), str):
+        return None
+    column, end_column = _int(data.get("column")), _int(data.get("end_column"))
+    hint = data.get("hint")
+    return _MypyRecord(
+        file=data["file"],
+        line=_int(data.get("line")),
+        column=column + 1 if column is not None and column >= 0 else None,
+        end_line=_int(data.get("end_line")),
+        end_column=end_column + 1 if end_column is not None and end_column >= 0 else None,
+        severity=str(data.get("severity") or "error"),
+        message=str(data.get("message") or ""),
+        code=data["code"] if isinstance(data.get("code"), str) else None,
+        hints=[hint] if isinstance(hint, str) and hint else [],
+    )
+
+
+def _mypy_issue(record: _MypyRecord, ctx: ParseContext) -> Issue:
+    return make_issue(
+        kind="typecheck",
+        message=record.message,
+        source="mypy",
+        severity=severity_from(record.severity, default="error"),
+        file=ctx.relpath(record.file),
+        line=record.line,
+        column=record.column,
+        end_line=record.end_line,
+        end_column=record.end_column,
+        rule=record.code,
+        hint="\n".join(record.hints)[:_MAX_HINT] or None,
+    )
+
+
+# ---------------------------------------------------------------------------------------------- pyright
+
+_PYRIGHT_SEVERITY: Mapping[str, Severity] = {"error": "error", "warning": "warning", "information": "info"}
+
+
+def parse_pyright(output: ToolOutput, ctx: ParseContext) -> ParseResult:
+    """`pyright --outputjson` / `basedpyright --outputjson`: one document with every diagnostic.
+
+        {"version": "1.40.2", "generalDiagnostics": [
+            {"file": "/w/shapes/area.py", "severity": "error", "rule": "reportReturnType",
+             "message": "Type \\"float\\" is not assignable to return type \\"int\\"\\n  ...",
+             "range": {"start": {"line": 16, "character": 11}, "end": {"line": 16, "character": 21}}}],
+         "summary": {"errorCount": 1, "warningCount": 0, "informationCount": 0, ...}}
+
+    Ranges are LSP positions (0-based), so each gains one. The message's first line is the message, the
+    indented explanation below it the hint. Issue.source is `pyright` for pyright's own 1.1.x versions
+    and `basedpyright` otherwise (the JSON does not name the tool).
+    """
+    document = _json_value(_clean(output.stdout), "{")
+    if not isinstance(document, dict) or not isinstance(document.get("generalDiagnostics"), list):
+        return ParseResult(recognized=False)
+    version = str(document.get("version") or "")
+    source = "pyright" if not version or version.startswith("1.1.") else "basedpyright"
+    issues = [
+        issue for issue in (_pyright_issue(d, source, ctx) for d in document["generalDiagnostics"]) if issue is not None
+    ]
+    return ParseResult(issues=issues, recognized=True)
+
+
+def _pyright_issue(diagnostic: Any, source: str, ctx: ParseContext) -> Issue | None:
+    if not isinstance(diagnostic, dict):
+        return None
+    message, hint = _split_message(str(diagnostic.get("message") or ""))
+    file = diagnostic.get("file")
+    span = _obj(diagnostic.get("range"))
+    start, end = _obj(span.get("start")), _obj(span.get("end"))
+
+    def one_based(position: Mapping[str, Any], key: str) -> int | None:
+        value = _int(position.get(key))
+        return value + 1 if value is not None and value >= 0 else None
+
+    rule = diagnostic.get("rule")
+    return make_issue(
+        kind="typecheck",
+        message=message,
+        source=source,
+        severity=_PYRIGHT_SEVERITY.get(str(diagnostic.get("severity")), severity_from(diagnostic.get("severity"))),
+        file=ctx.relpath(file) if isinstance(file, str) and file else None,
+        line=one_based(start, "line"),
+        column=one_based(start, "character"),
+        end_line=one_based(end, "line"),
+        end_column=one_based(end, "character"),
+        rule=rule if isinstance(rule, str) else None,
+        hint=hint,
+    )
+
+
+# ----------------------------------------------------------------------------------------------- pytest
+
+# A traceback entry's location, flush left: `tests/test_x.py:12: in test_x` (--tb=short),
+# `tests/test_x.py:12: AssertionError` (long/auto), `/abs/tests/test_x.py:12: AssertionError: msg` (line).
+_TB_LOCATION = re.compile(r"^(?!E\s)(?P<file>(?:[A-Za-z]:)?[^\s:][^:\n]*?):(?P<line>\d+):(?: |$)")
+# --tb=native: `  File "/abs/tests/test_x.py", line 12, in test_x`
+_TB_NATIVE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_GENERIC_MESSAGES = frozenset({"", "collection failure"})
+_DRIVE = re.compile(r"^[A-Za-z]:/")
+
+
+@dataclass(frozen=True)
+class _Frame:
+    file: str  # root-relative, or absolute when outside the root
+    line: int
+
+
+def parse_pytest_junit(output: ToolOutput, ctx: ParseContext) -> ParseResult:
+    """pytest's junit XML (`--junitxml`); without a readable report, pytest's terminal summary.
+
+        <testcase classname="tests.test_models" name="test_total" file="tests/test_models.py" line="9">
+          <failure message="AssertionError: stock of 2 items should be worth 2.5&#10;assert 0.75 == 2.5">
+        tests/test_models.py:13: in test_total
+            assert total_value(items) == expected, f"stock of ..."
+        E   AssertionError: stock of 2 items should be worth 2.5</failure></testcase>
+
+    Each `<failure>`/`<error>` is a TestFailure and an Issue at the failing line of the test: the last
+    traceback entry in the test's own file (the test called code that raised further down); without one
+    (a fixture raised), the last entry inside the root; then the test's definition. The test's file is the
+    `file` attribute (junit_family=xunit1, 0-based `line`) or, in xunit2 reports, the traceback entry whose
+    module path starts the `classname`. Collection errors (`classname=""`) name the module.
+    """
+    report = output.report
+    if report is None and output.stdout.lstrip().startswith("<"):
+        report = output.stdout
+    if report is not None and report.strip():
+        try:
+            root = ET.fromstring(report.strip())
+        except (ET.ParseError, ValueError):  # a report cut short, or not XML at all
+            root = None
+        if root is not None and root.tag in ("testsuites", "testsuite"):
+            return _parse_junit(root, ctx)
+    return _parse_pytest_text(_clean(output.stdout), ctx)
+
+
+def _parse_junit(root: ET.Element, ctx: ParseContext) -> ParseResult:
+    failures: list[TestFailure] = []
+    issues: list[Issue] = []
+    outcomes = [
+        (case, outcome) for case in root.iter("testcase") for outcome in case if outcome.tag in ("failure", "error")
+    ]
+    # Every test module any traceback passes through, by dotted name: xunit2 reports carry no `file`,
+    # and a test whose own traceback never enters its module (a fixture raised) is placed by its neighbours'.
+    modules = {
+        _dotted(frame.file): frame.file
+        for _, outcome in outcomes
+        for frame in _frames(outcome.text or "", ctx)
+        if frame.file.endswith(".py") and _inside_root(frame.file)
+    }
+    for case, outcome in outcomes:
+        failure, issue = _junit_failure(case, outcome, modules, ctx)
+        failures.append(failure)
+        issues.append(issue)
+    return ParseResult(issues=issues, failures=failures, recognized=True)
+
+
+def _junit_failure(
+    case: ET.Element, outcome: ET.Element, modules: Mapping[str, str], ctx: ParseContext
+) -> tuple[TestFailure, Issue]:
+    classname = case.get("classname") or ""
+    name = case.get("name") or "(unnamed test)"
+    text = outcome.text or ""
+    frames = _frames(text, ctx)
+    collection = not classname
+    attr_file = case.get("file")
+    # A collection error's `name` is the module's dotted path; a test's `classname` starts with it.
+    module_path = name if collection else classname
+    test_file = ctx.relpath(attr_file) if attr_file else _file_from_classname(module_path, modules)
+    def_line = _int_or_none(case.get("line"))
+    fallback_line = def_line + 1 if def_line is not None else None  # xunit1 writes pytest's 0-based line
+
+    if collection:
+        test_id = test_file or name
+    elif test_file is not None:
+        test_id = "::".join([test_file, *_class_path(classname, test_file), name])
+    else:
+        test_id = f"{classname}::{name}"
+
+    file, line = _failing_location(frames, test_file, fallback_line)
+    message = (outcome.get("message") or "").strip()
+    if message in _GENERIC_MESSAGES:
+        message = _exception_lines(text) or message or outcome.tag
+    first, _ = _split_message(message)
+    short = "collection failed" if collection else test_id.split("::", 1)[-1]
+    issue = make_issue(
+        kind="test",
+        message=f"{short}: {first}",
+        source="pytest",
+        severity="error",
+        file=file,
+        line=line,
+        hint=message[:_MAX_HINT] if message != first else None,
+    )
+    failure = TestFailure(
+        name=test_id,
+        message=message,
+        file=file,
+        line=line,
+        output=text[-_MAX_OUTPUT:] or None,
+    )
+    return failure, issue
+
+
+def _frames(text: str, ctx: ParseContext) -> list[_Frame]:
+    frames: list[_Frame] = []
+    for line in text.splitlines():
+        match = _TB_LOCATION.match(line) or _TB_NATIVE.match(line)
+        if match:
+            frames.append(_Frame(ctx.relpath(match.group("file")), int(match.group("line"))))
+    return frames
+
+
+def _inside_root(file: str) -> bool:
+    """ParseContext.relpath leaves paths outside the root absolute (`/usr/lib/...`, `C:/Python/...`)."""
+    return not (file.startswith("/") or _DRIVE.match(file))
+
+
+def _dotted(file: str) -> str:
+    return file[: -len(".py")].replace("/", ".") if file.endswith(".py") else file
+
+
+def _file_from_classname(classname: str, modules: Mapping[str, str]) -> str | None:
+    """The test module whose dotted path starts the classname (`tests.test_a.TestGroup` → tests/test_a.py);
+    pytest derives both from the node id. The longest match wins (`tests.a` vs `tests.a.b`)."""
+    matches = [m for m in modules if classname == m or classname.startswith(m + ".")]
+    return modules[max(matches, key=len)] if matches else None
+
+
+def _class_path(classname: str, test_file: str) -> list[str]:
+    """The classes between module and test (`tests.test_a.TestGroup` in tests/test_a.py → [TestGroup])."""
+    module = _dotted(test_file)
+    if classname.startswith(module + "."):
+        return classname[len(module) + 1 :].split(".")
+    return []
+
+
+def _failing_location(
+    frames: list[_Frame], test_file: str | None, fallback_line: int | None
+) -> tuple[str | None, int | None]:
+    in_test = [f for f in frames if test_file is not None and f.file == test_file]
+    if in_test:
+        return in_test[-1].file, in_test[-1].line
+    inside_root = [f for f in frames if _inside_root(f.file)]
+    if inside_root:
+        return inside_root[-1].file, inside_root[-1].line
+    return test_file, fallback_line if test_file is not None else None
+
+
+def _exception_lines(text: str) -> str:
+    """The `E   ...` lines pytest prints under the failing entry: the exception and assertion detail."""
+    lines = [line[1:].strip() for line in text.splitlines() if line.startswith("E ") or line == "E"]
+    return "\n".join(line for line in lines if line)
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+# pytest's terminal output, for reports that never got written (validators running plain `pytest`).
+_SUMMARY_ENTRY = re.compile(r"^(?P<outcome>FAILED|ERROR) (?P<id>.+?)(?: - (?P<msg>.*))?$")
+_SECTION = re.compile(r"^_{3,} (?P<title>.+?) _{3,}$")
+_RESULT_LINE = re.compile(
+    r"^=*\s*(?:no tests ran|\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun)"
+    r"(?:, \d+ \w+)*) in [\d.]+s\b"
+)
+
+
+def _parse_pytest_text(stdout: str, ctx: ParseContext) -> ParseResult:
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    entries: list[re.Match[str]] = []
+    finished = False
+    for line in stdout.splitlines():
+        section = _SECTION.match(line)
+        if section:
+            current = sections.setdefault(section.group("title"), [])
+            continue
+        if line.startswith("="):
+            current = None
+        entry = _SUMMARY_ENTRY.match(line)
+        if entry:
+            entries.append(entry)
+            current = None
+            continue
+        finished = finished or bool(_RESULT_LINE.match(line))
+        if current is not None:
+            current.append(line)
+    failures: list[TestFailure] = []
+    issues: list[Issue] = []
+    for entry in entries:
+        test_id = entry.group("id").strip()
+        test_file = ctx.relpath(test_id.split("::", 1)[0])
+        inner = test_id.split("::", 1)[1] if "::" in test_id else ""
+        titles = (
+            [f"ERROR collecting {test_id}"]
+            if not inner
+            else [
+                inner.replace("::", "."),
+                f"ERROR at setup of {inner.split('::')[-1]}",
+                f"ERROR at teardown of {inner.split('::')[-1]}",
+            ]
+        )
+        body = "\n".join(next((sections[t] for t in titles if t in sections), []))
+        file, line_number = _failing_location(_frames(body, ctx), test_file, None)
+        message = (entry.group("msg") or "").strip()
+        if not message or message.endswith("..."):  # the summary line is cut to the terminal's width
+            message = _exception_lines(body) or message or entry.group("outcome").lower()
+        failures.append(TestFailure(name=test_id, message=message, file=file, line=line_number))
+        first, _ = _split_message(message)
+        short = inner or "collection failed"
+        issues.append(
+            make_issue(kind="test", message=f"{short}: {first}", source="pytest", file=file, line=line_number)
+        )
+    return ParseResult(issues=issues, failures=failures, recognized=finished or bool(entries))

@@ -1,0 +1,42 @@
+"""Column arithmetic between the units tools print and the encoding the editor negotiated.
+
+Go tools count bytes, rustc and ruff count code points, tsc and eslint count UTF-16 code units; LSP positions
+are in the negotiated encoding (UTF-16 unless client and server agreed on UTF-8 or UTF-32).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Unit = Literal["utf-8", "utf-16", "utf-32"]
+
+
+def _prefix(text: str, count: int, unit: Unit) -> str:
+    """The start of `text` that spans `count` units."""
+    if count <= 0:
+        return ""
+    if unit == "utf-32":
+        return text[:count]
+    if unit == "utf-8":
+        return text.encode("utf-8")[:count].decode("utf-8", errors="ignore")
+    data = text.encode("utf-16-le")[: count * 2]
+    return data.decode("utf-16-le", errors="ignore")
+
+
+def length_in(text: str, unit: Unit) -> int:
+    if unit == "utf-32":
+        return len(text)
+    if unit == "utf-8":
+        return len(text.encode("utf-8"))
+    return len(text.encode("utf-16-le")) // 2
+
+
+def convert_column(line_text: str | None, column0: int, source: Unit, target: Unit) -> int:
+    """A 0-based column counted in `source` units, re-counted in `target` units on the same line."""
+    if column0 <= 0 or source == target or line_text is None:
+        return max(column0, 0)
+    prefix = _prefix(line_text, column0, source)
+    if length_in(prefix, source) < column0 and length_in(line_text, source) < column0:
+        # Past the end of the line (tools point one past the last char): keep the overshoot.
+        return length_in(line_text, target) + (column0 - length_in(line_text, source))
+    return length_in(prefix, target)

@@ -1,0 +1,64 @@
+"""Diagnostics kept per (uri, channel) and merged at publish time (CONTRACT §6).
+
+A channel is one producer: `lint`, `typecheck`, `test`, `format`, `validator:<id>` or `server:<language>`.
+A lint run replaces only the lint channel of the files it covered, so it never erases typecheck, test or
+language-server diagnostics; a project-wide run also clears the files it covered before but not now.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from lsprotocol import types
+
+
+class DiagnosticsStore:
+    def __init__(self) -> None:
+        self._by_uri: dict[str, dict[str, list[types.Diagnostic]]] = {}
+
+    def get(self, uri: str, channel: str) -> list[types.Diagnostic]:
+        return list(self._by_uri.get(uri, {}).get(channel, ()))
+
+    def put(self, uri: str, channel: str, diagnostics: Sequence[types.Diagnostic]) -> bool:
+        """Replace one file's diagnostics of one channel; True when something changed."""
+        channels = self._by_uri.setdefault(uri, {})
+        before = channels.get(channel, [])
+        after = list(diagnostics)
+        if after:
+            channels[channel] = after
+        else:
+            channels.pop(channel, None)
+        if not channels:
+            self._by_uri.pop(uri, None)
+        return before != after
+
+    def replace_channel(
+        self, channel: str, by_uri: Mapping[str, Sequence[types.Diagnostic]], scope: Iterable[str] | None = None
+    ) -> builtins.set[str]:
+        """Set `channel` for every uri in `by_uri` and clear it from uris in `scope` (default: every uri
+        that had it) that are not in `by_uri`. Returns the uris whose merged list changed."""
+        changed: set[str] = set()
+        candidates = set(scope) if scope is not None else self.uris_with(channel)
+        for uri in candidates - set(by_uri):
+            if self.put(uri, channel, ()):
+                changed.add(uri)
+        for uri, diagnostics in by_uri.items():
+            if self.put(uri, channel, diagnostics):
+                changed.add(uri)
+        return changed
+
+    def uris_with(self, channel: str) -> builtins.set[str]:
+        return {uri for uri, channels in self._by_uri.items() if channel in channels}
+
+    def merged(self, uri: str) -> list[types.Diagnostic]:
+        """All channels of a file, in a stable order (by channel name, then as produced)."""
+        channels = self._by_uri.get(uri, {})
+        return [d for name in sorted(channels) for d in channels[name]]
+
+    def uris(self) -> builtins.set[str]:
+        return set(self._by_uri)
+
+    def forget(self, uri: str) -> None:
+        self._by_uri.pop(uri, None)

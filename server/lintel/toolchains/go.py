@@ -1,0 +1,112 @@
+"""Go: the commands behind each check (CONTRACT §4), what their exit codes mean, how to install them.
+
+Exit codes, measured with go 1.26.8 and golangci-lint v2.15.0:
+- golangci-lint: 0 clean, 1 issues (compile errors included, as `typecheck` issues), 3 failure (bad config,
+  another run holding the lock), 5 no Go files; its documentation adds 4 timeout and 7 "an error was logged".
+- go vet: 0 clean, 1 findings or a package that does not compile; also 1 when nothing could be vetted
+  ("matched no packages"), which the parser does not recognise, so that run is not_checked, never clean.
+- go test: 0 passed, 1 a test or a build failed; also 1 for "no packages to test" (not recognised, as above).
+- gofmt -l: 0 whether or not it lists files (the parser turns the list into findings), 2 when a file does
+  not parse (its syntax errors are findings too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lintel.detect import Project
+from lintel.toolchains.base import CheckName, ToolSpec
+
+# Kept in step with scripts/setup.d/10-go.sh, which installs exactly these versions for lintel's own tests.
+GOLANGCI_LINT_VERSION = "v2.15.0"
+GOPLS_VERSION = "v0.23.0"  # the newest gopls that builds with go 1.26 (v0.24 needs go 1.27)
+
+INSTALL_GO = "install Go from https://go.dev/dl/ (go vet and gofmt come with it)"
+INSTALL_GOLANGCI_LINT = f"go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@{GOLANGCI_LINT_VERSION}"
+INSTALL_GOPLS = f"go install golang.org/x/tools/gopls@{GOPLS_VERSION}"
+
+# golangci-lint v2 flags (v1's --out-format is gone):
+# --output.json.path=stdout   JSON on stdout; naming an output also turns off the default text one.
+# --show-stats=false          otherwise a "7 issues: * errcheck: 2 ..." tally follows the JSON on stdout.
+# --path-mode=abs             v2 prints paths relative to the config file's directory by default (measured:
+#                             `sub/calc.go` when run in sub/), not to the cwd; absolute paths are unambiguous.
+# --issues-exit-code=1        a project's `run.issues-exit-code` must not change what the exit code means.
+# --allow-parallel-runners    without it a second golangci-lint anywhere on the machine (measured: another
+#                             module, as from a polyglot check or lint-on-save beside a CLI run) exits 3
+#                             "parallel golangci-lint is running": the lock file is in the temp directory.
+#                             lintel never runs it with --fix, so the lock protects nothing lintel needs.
+GOLANGCI_LINT = ToolSpec(
+    check="lint",
+    tool="golangci-lint",
+    argv=(
+        "golangci-lint",
+        "run",
+        "--output.json.path=stdout",
+        "--show-stats=false",
+        "--path-mode=abs",
+        "--issues-exit-code=1",
+        "--allow-parallel-runners",
+    ),
+    parser="golangci-lint",
+    kind="lint",
+    ok_codes=frozenset({0}),
+    finding_codes=frozenset({1}),
+    install_hint=INSTALL_GOLANGCI_LINT,
+)
+
+# Text, not `go vet -json`: with -json vet exits 0 even when it reports findings, so the exit code would stop
+# telling findings from a clean run; and the text lines are what users see from `go vet ./...` themselves.
+# The price is that text lines do not name the analyzer, so go vet issues carry no rule
+# (golangci-lint's govet reports the same findings with the analyzer name in the message).
+GO_VET = ToolSpec(
+    check="typecheck",
+    tool="go vet",
+    argv=("go", "vet", "./..."),
+    parser="go-vet",
+    kind="typecheck",
+    ok_codes=frozenset({0}),
+    finding_codes=frozenset({1}),
+    install_hint=INSTALL_GO,
+)
+
+# -count=1: a cached "ok" would hide a flaky test and report no timing; lintel wants a real run.
+# -fullpath: `t.Errorf` locations are printed as absolute paths instead of a bare `calc_test.go:13`, which
+#            test2json ties only to an import path; the parser can still place bare names (a user's own
+#            `go test -json` validator) but has to infer the module path for that.
+GO_TEST = ToolSpec(
+    check="test",
+    tool="go test",
+    argv=("go", "test", "-json", "-count=1", "-fullpath", "./..."),
+    parser="go-test",
+    kind="test",
+    ok_codes=frozenset({0}),
+    finding_codes=frozenset({1}),
+    install_hint=INSTALL_GO,
+)
+
+# `gofmt -l .` lists every file gofmt would change and exits 0 regardless; 2 means a file did not parse.
+GOFMT = ToolSpec(
+    check="format",
+    tool="gofmt",
+    argv=("gofmt", "-l", "."),
+    parser="gofmt",
+    kind="format",
+    ok_codes=frozenset({0}),
+    finding_codes=frozenset({2}),
+    install_hint=INSTALL_GO,
+)
+
+_SPECS: Mapping[CheckName, ToolSpec] = {
+    "lint": GOLANGCI_LINT,
+    "typecheck": GO_VET,
+    "test": GO_TEST,
+    "format": GOFMT,
+}
+
+
+def tool_for(project: Project, check: CheckName) -> ToolSpec:
+    """The command for one check of a Go module, run in the module root (where go.mod is)."""
+    try:
+        return _SPECS[check]
+    except KeyError:
+        raise ValueError(f"unknown check {check!r} for go") from None

@@ -1,0 +1,278 @@
+"""Node's checks (CONTRACT §4): the project's own package.json scripts through its package manager, else
+eslint, tsc and prettier through `npx --no-install` (lintel never downloads a package).
+
+A script is run as the project wrote it. Only when it is a bare call of a tool lintel knows (`eslint .`,
+`tsc --noEmit`, `jest`) does lintel add the flags that make the tool's output machine-readable.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from lintel.detect import Project
+from lintel.issues import IssueKind
+from lintel.toolchains.base import CheckName, ToolSpec
+
+# Colours off for every node tool (chalk, supports-color and node itself read FORCE_COLOR).
+_PLAIN_ENV: Mapping[str, str] = {"FORCE_COLOR": "0"}
+# CI=true keeps test runners out of watch mode (vitest, react-scripts' jest) and stops jest from writing
+# new snapshots during a check.
+_TEST_ENV: Mapping[str, str] = {"FORCE_COLOR": "0", "CI": "true"}
+
+# Measured exit codes (eslint 9.39, tsc 5.9, prettier 3.10, node 20 --test, jest 30, vitest 3.2):
+#   eslint   0 clean, 1 findings, 2 eslint failed (bad config, crash; no JSON then)
+#   tsc      0 clean, 2 errors with --noEmit (tsconfig errors too); 1 when it checked nothing (no
+#            tsconfig.json: it prints its help, which the parser does not recognise) or skipped output
+#   prettier 0 formatted, 1 some file is not, 2 prettier failed (a file it cannot parse, no file matched)
+#   jest, vitest, node --test: 1 when a test failed
+# npm, yarn 1 and pnpm pass a script's exit code through unchanged.
+_ESLINT_FINDINGS = frozenset({1})
+_TSC_FINDINGS = frozenset({1, 2})
+_TEST_FINDINGS = frozenset({1})
+_UNKNOWN_SCRIPT_FINDINGS = frozenset({1, 2})
+
+
+@dataclass(frozen=True)
+class _KnownTool:
+    """A tool a script may call: its display name, the flags that make its output parseable (added when
+    absent), the parser for that output and what its exit codes mean."""
+
+    tool: str
+    binary: str | None
+    parseable_flags: tuple[str, ...]
+    already_parseable: tuple[str, ...]
+    parser: str
+    finding_codes: frozenset[int]
+
+
+_KNOWN_TOOLS: Mapping[str, _KnownTool] = {
+    "eslint": _KnownTool(
+        tool="eslint",
+        binary="eslint",
+        parseable_flags=("--format", "json"),
+        already_parseable=("-f", "--format", "-o", "--output-file"),
+        parser="node-lint-auto",
+        finding_codes=_ESLINT_FINDINGS,
+    ),
+    "tsc": _KnownTool(
+        tool="tsc",
+        binary="tsc",
+        parseable_flags=("--pretty", "false"),
+        already_parseable=("--pretty", "--watch", "-w"),
+        parser="node-lint-auto",
+        finding_codes=_TSC_FINDINGS,
+    ),
+    "prettier": _KnownTool(
+        tool="prettier",
+        binary="prettier",
+        parseable_flags=(),
+        already_parseable=(),
+        parser="prettier",
+        finding_codes=frozenset({1}),
+    ),
+    "jest": _KnownTool(
+        tool="jest",
+        binary="jest",
+        parseable_flags=("--json", "--testLocationInResults"),
+        already_parseable=("--json", "--watch", "--watchAll"),
+        parser="node-test-auto",
+        finding_codes=_TEST_FINDINGS,
+    ),
+    "vitest": _KnownTool(
+        tool="vitest",
+        binary="vitest",
+        # --run: vitest's watch mode would never exit.
+        parseable_flags=("--run", "--reporter=json"),
+        already_parseable=("--reporter", "--watch", "-w"),
+        parser="node-test-auto",
+        finding_codes=_TEST_FINDINGS,
+    ),
+    # node's own runner prints TAP when stdout is not a terminal (node 20) and flags cannot be appended
+    # after its file arguments, so lintel adds none: a script that asks for another reporter is not read.
+    "node --test": _KnownTool(
+        tool="node --test",
+        binary=None,
+        parseable_flags=(),
+        already_parseable=(),
+        parser="node-test-auto",
+        finding_codes=_TEST_FINDINGS,
+    ),
+}
+
+# The parser for a script that calls none of the tools above: it sniffs the formats it knows.
+_SCRIPT_PARSERS: Mapping[CheckName, str] = {"test": "node-test-auto"}
+_SCRIPT_KINDS: Mapping[CheckName, IssueKind] = {
+    "lint": "lint",
+    "typecheck": "typecheck",
+    "test": "test",
+    "format": "format",
+}
+
+# Anything that makes a script more than one plain command: lintel then adds no flags to it.
+_SHELL_SYNTAX = re.compile(r"[;&|<>`$(){}]|\n")
+_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+_ADD_DEV: Mapping[str, str] = {
+    "npm": "npm install --save-dev",
+    "yarn": "yarn add --dev",
+    "pnpm": "pnpm add --save-dev",
+    "bun": "bun add --dev",
+}
+_GET_PACKAGE_MANAGER: Mapping[str, str] = {
+    "npm": "npm ships with Node.js (https://nodejs.org)",
+    "yarn": "npm install -g yarn",
+    "pnpm": "npm install -g pnpm",
+    "bun": "npm install -g bun",
+}
+
+# The defaults name `.` as the contract's table does, so a file appended to their argv would be checked
+# together with the whole project: they are not per-file commands (a server wanting one file replaces `.`).
+NPX = ("npx", "--no-install")
+
+
+def tool_for(project: Project, check: CheckName) -> ToolSpec:
+    """The command for one check of a node project, run in the directory that holds package.json."""
+    manager = project.package_manager or "npm"
+    script = check if check in ("lint", "test", "typecheck") else None
+    if script is not None and script in project.scripts:
+        return script_spec(project, check, script)
+    if check == "lint":
+        return ToolSpec(
+            check="lint",
+            tool="eslint",
+            argv=(*NPX, "eslint", ".", "--format", "json"),
+            parser="eslint",
+            kind="lint",
+            finding_codes=_ESLINT_FINDINGS,
+            install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} eslint",
+            requires=("eslint",),
+            env=_PLAIN_ENV,
+        )
+    if check == "typecheck":
+        return ToolSpec(
+            check="typecheck",
+            tool="tsc",
+            argv=(*NPX, "tsc", "--noEmit", "--pretty", "false"),
+            parser="tsc",
+            kind="typecheck",
+            finding_codes=_TSC_FINDINGS,
+            install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} typescript",
+            requires=("tsc",),
+            env=_PLAIN_ENV,
+        )
+    if check == "test":
+        # The contract's default for a package without a test script; npm then fails with "Missing
+        # script", which the parser does not recognise, so the check is reported as not run.
+        return ToolSpec(
+            check="test",
+            tool="npm test",
+            argv=("npm", "test", "--silent"),
+            parser="node-test-auto",
+            kind="test",
+            finding_codes=_TEST_FINDINGS,
+            install_hint=_GET_PACKAGE_MANAGER["npm"],
+            env=_TEST_ENV,
+        )
+    if check == "format":
+        return ToolSpec(
+            check="format",
+            tool="prettier",
+            argv=(*NPX, "prettier", "--check", "."),
+            parser="prettier",
+            kind="format",
+            finding_codes=frozenset({1}),
+            install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} prettier",
+            requires=("prettier",),
+            env=_PLAIN_ENV,
+        )
+    raise ValueError(f"unknown check {check!r} for node")
+
+
+def script_spec(project: Project, check: CheckName, script: str) -> ToolSpec:
+    """`<pm> run <script>`, quiet, with parseable-output flags when the script is a bare known tool."""
+    manager = project.package_manager or "npm"
+    text = project.scripts.get(script, "")
+    known = known_tool(text)
+    extra: tuple[str, ...] = ()
+    if known is not None and not _has_flag(text, known.already_parseable):
+        extra = known.parseable_flags
+    requires = (known.binary,) if known is not None and known.binary else ()
+    # One hint for both binaries a script needs: the package manager and the tool the script calls.
+    hint = f"{manager} install (installs the project's devDependencies)"
+    if manager != "npm":
+        hint = f"{hint}; to get {manager}: {_GET_PACKAGE_MANAGER.get(manager, 'see its documentation')}"
+    return ToolSpec(
+        check=check,
+        tool=known.tool if known is not None else f"{manager} run {script}",
+        argv=run_script_argv(manager, script, extra, berry=is_yarn_berry(project.root)),
+        parser=known.parser if known is not None else _SCRIPT_PARSERS.get(check, "node-lint-auto"),
+        kind=_SCRIPT_KINDS[check],
+        finding_codes=known.finding_codes if known is not None else _UNKNOWN_SCRIPT_FINDINGS,
+        install_hint=hint,
+        requires=requires,
+        env=_TEST_ENV if check == "test" else _PLAIN_ENV,
+    )
+
+
+def run_script_argv(manager: str, script: str, extra: tuple[str, ...] = (), *, berry: bool = False) -> tuple[str, ...]:
+    """How each package manager runs a script without its banner and forwards extra arguments.
+
+    npm needs `--` before the script's arguments; yarn 1 forwards them as they are (and warns about
+    `--`); pnpm 7+ forwards everything after the script name, `--` included; bun forwards them too.
+    yarn 2+ prints no banner and has no `--silent`.
+    """
+    if manager == "yarn":
+        return ("yarn", "run", script, *extra) if berry else ("yarn", "--silent", "run", script, *extra)
+    if manager == "pnpm":
+        return ("pnpm", "--silent", "run", script, *extra)
+    if manager == "bun":
+        return ("bun", "run", "--silent", script, *extra)
+    return ("npm", "run", "--silent", script, *(("--", *extra) if extra else ()))
+
+
+def known_tool(script_text: str) -> _KnownTool | None:
+    """The tool a script calls when the script is that one command (env assignments allowed before it)."""
+    if _SHELL_SYNTAX.search(script_text):
+        return None
+    try:
+        words = shlex.split(script_text)
+    except ValueError:
+        return None
+    while words and _ENV_ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    if not words:
+        return None
+    command = Path(words[0]).name
+    if command == "node" and "--test" in words[1:]:
+        return _KNOWN_TOOLS["node --test"]
+    if command == "node":
+        return None
+    return _KNOWN_TOOLS.get(command)
+
+
+def _has_flag(script_text: str, flags: tuple[str, ...]) -> bool:
+    try:
+        words = shlex.split(script_text)
+    except ValueError:
+        return True
+    return any(word == flag or word.startswith(f"{flag}=") for word in words for flag in flags)
+
+
+def is_yarn_berry(root: Path) -> bool:
+    """yarn 2+ ("berry"): its `.yarnrc.yml`, or package.json's `packageManager` naming yarn 2 or later."""
+    if (root / ".yarnrc.yml").is_file():
+        return True
+    try:
+        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    pinned = data.get("packageManager") if isinstance(data, dict) else None
+    if not isinstance(pinned, str) or not pinned.startswith("yarn@"):
+        return False
+    major = pinned[len("yarn@") :].split(".", 1)[0]
+    return major.isdigit() and int(major) >= 2

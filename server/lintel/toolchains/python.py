@@ -1,0 +1,220 @@
+"""Python's checks (CONTRACT §4): ruff for lint and format, the configured type checker, pytest.
+
+Everything here is data except `typechecker`, which reads the project's config files (no process runs)
+to tell a mypy project from a pyright one.
+"""
+
+from __future__ import annotations
+
+import configparser
+import logging
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from lintel.detect import Project
+from lintel.toolchains.base import REPORT_PLACEHOLDER, CheckName, ToolSpec, resolve_binary
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+
+log = logging.getLogger(__name__)
+
+TypeChecker = Literal["mypy", "pyright", "basedpyright"]
+
+# `--no-fix`: a project with `fix = true` in its ruff config must not have its files rewritten by a lint run.
+# `--no-cache`: ruff is the default linter of every Python project, also those that never chose ruff;
+# a lint run should not leave a `.ruff_cache` behind, and ruff is fast enough without it.
+# `--force-exclude`: files the server appends (lint on save) still honour the project's `exclude`.
+RUFF_LINT = ToolSpec(
+    check="lint",
+    tool="ruff",
+    argv=("ruff", "check", "--output-format=json", "--no-fix", "--no-cache", "--force-exclude"),
+    parser="ruff",
+    kind="lint",
+    ok_codes=frozenset({0}),
+    finding_codes=frozenset({1}),  # 2: bad config or arguments, ruff itself failed
+    install_hint="pip install ruff",
+    per_file=True,
+)
+
+RUFF_FORMAT = ToolSpec(
+    check="format",
+    tool="ruff",
+    argv=("ruff", "format", "--diff", "--no-cache", "--force-exclude"),
+    parser="ruff-format",
+    kind="format",
+    ok_codes=frozenset({0}),
+    finding_codes=frozenset({1}),  # 1: would reformat; 2: a file could not be parsed, or bad config
+    install_hint="pip install ruff",
+    per_file=True,
+)
+
+# Flags that only shape the output, so a project's own `pretty = true` or `show_error_context = true`
+# cannot change what the parser reads. Text rather than `--output=json`: that flag needs mypy >= 1.11,
+# and the project's own (possibly older) mypy in .venv/bin is preferred over ours.
+MYPY_OUTPUT_FLAGS: tuple[str, ...] = (
+    "--show-column-numbers",
+    "--show-error-end",
+    "--show-error-codes",
+    "--hide-error-context",
+    "--no-pretty",
+    "--no-color-output",
+    "--no-error-summary",
+)
+
+# pytest's exit codes: 0 all passed, 1 some failed, 2 interrupted, 3 internal error, 4 usage error,
+# 5 no test collected. Only 0 and 1 mean the suite ran; 5 is a failure (a suite that tests nothing is not
+# clean), so it is in neither set and the run is reported not_checked with pytest's own words.
+# `--continue-on-collection-errors`: a module that fails to import is reported (with its file and line)
+# beside the other tests' results instead of stopping the whole run with exit 2.
+# `--tb=short`: every traceback entry starts with `path:line: in func`, whatever the project's addopts say.
+# `junit_family=xunit1`: testcases carry `file` and `line` attributes, the fallback location for
+# failures without a traceback (pytest.fail(pytrace=False), strict xpass).
+PYTEST = ToolSpec(
+    check="test",
+    tool="pytest",
+    argv=(
+        "pytest",
+        "-q",
+        "--color=no",
+        "--tb=short",
+        "--continue-on-collection-errors",
+        "-o",
+        "junit_family=xunit1",
+        "--junitxml",
+        REPORT_PLACEHOLDER,  # a whole argv element: the runner replaces only exact matches
+    ),
+    parser="pytest",
+    kind="test",
+    ok_codes=frozenset({0}),
+    finding_codes=frozenset({1}),
+    install_hint="pip install pytest",
+)
+
+_INSTALL_HINTS: Mapping[TypeChecker, str] = {
+    "mypy": "pip install mypy",
+    "basedpyright": "pip install basedpyright",
+    "pyright": "npm install --save-dev pyright (or: pip install basedpyright)",
+}
+
+
+def tool_for(project: Project, check: CheckName) -> ToolSpec:
+    if check == "lint":
+        return RUFF_LINT
+    if check == "format":
+        return RUFF_FORMAT
+    if check == "test":
+        return PYTEST
+    if check == "typecheck":
+        return typecheck_spec(project.root, typechecker(project.root))
+    raise ValueError(f"unknown check {check!r} for python")
+
+
+def typecheck_spec(root: Path, checker: TypeChecker) -> ToolSpec:
+    if checker == "mypy":
+        # Without configured targets mypy exits 2 ("Missing target module, package, files, or command").
+        target: tuple[str, ...] = () if mypy_targets_configured(root) else (".",)
+        return ToolSpec(
+            check="typecheck",
+            tool="mypy",
+            argv=("mypy", *MYPY_OUTPUT_FLAGS, *target),
+            parser="mypy",
+            kind="typecheck",
+            ok_codes=frozenset({0}),
+            # 2: mypy stopped early — a blocking error (syntax error, bad config) or a crash.
+            finding_codes=frozenset({1}),
+            install_hint=_INSTALL_HINTS["mypy"],
+        )
+    # pyright and basedpyright: 0 no errors (warnings may remain), 1 errors, 2 fatal, 3 config error, 4 usage.
+    binary = pyright_binary(root) if checker == "pyright" else "basedpyright"
+    return ToolSpec(
+        check="typecheck",
+        tool=binary,
+        argv=(binary, "--outputjson"),
+        parser="pyright",
+        kind="typecheck",
+        ok_codes=frozenset({0}),
+        finding_codes=frozenset({1}),
+        install_hint=_INSTALL_HINTS[binary],
+    )
+
+
+def pyright_binary(root: Path) -> Literal["pyright", "basedpyright"]:
+    """A `[tool.pyright]`/pyrightconfig.json project gets pyright when it can be found, else basedpyright.
+
+    basedpyright reads the same configuration and installs from PyPI with its own Node.js (lintel's
+    `python` extra ships it), but it defaults to its stricter "recommended" mode where pyright defaults to
+    "standard", so pyright itself is preferred when the project has it.
+    """
+    return "pyright" if resolve_binary("pyright", project_root=root).found else "basedpyright"
+
+
+def typechecker(root: Path) -> TypeChecker:
+    """mypy unless the project configures pyright/basedpyright and does not configure mypy."""
+    tool = _pyproject_tool_table(root)
+    if "mypy" in tool or _mypy_ini(root) is not None:
+        return "mypy"
+    if "basedpyright" in tool:
+        return "basedpyright"
+    if "pyright" in tool or (root / "pyrightconfig.json").is_file():
+        return "pyright"
+    return "mypy"
+
+
+def mypy_targets_configured(root: Path) -> bool:
+    """Whether mypy's config names what to check (`files`, `modules` or `packages`).
+
+    Follows mypy's own search order: mypy.ini, .mypy.ini, pyproject.toml, setup.cfg; the first that holds
+    mypy configuration is the one mypy uses.
+    """
+    keys = ("files", "modules", "packages")
+    for name in ("mypy.ini", ".mypy.ini"):
+        section = _ini_section(root / name, "mypy")
+        if section is not None:
+            return any(section.get(key, "").strip() for key in keys)
+    mypy_table = _pyproject_tool_table(root).get("mypy")
+    if isinstance(mypy_table, Mapping):
+        return any(mypy_table.get(key) for key in keys)
+    section = _ini_section(root / "setup.cfg", "mypy")
+    if section is not None:
+        return any(section.get(key, "").strip() for key in keys)
+    return False
+
+
+def _mypy_ini(root: Path) -> Path | None:
+    for name in ("mypy.ini", ".mypy.ini", "setup.cfg"):
+        if _ini_section(root / name, "mypy") is not None:
+            return root / name
+    return None
+
+
+def _pyproject_tool_table(root: Path) -> Mapping[str, Any]:
+    path = root / "pyproject.toml"
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        log.warning("cannot read %s: %s", path, exc)
+        return {}
+    tool = document.get("tool")
+    return tool if isinstance(tool, Mapping) else {}
+
+
+def _ini_section(path: Path, section: str) -> Mapping[str, str] | None:
+    """The section of an ini file, or None when the file or the section is absent or unreadable."""
+    if not path.is_file():
+        return None
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(path.read_text(encoding="utf-8"), source=str(path))
+    except (OSError, UnicodeDecodeError, configparser.Error) as exc:
+        log.warning("cannot read %s: %s", path, exc)
+        return None
+    if not parser.has_section(section):
+        return None
+    return dict(parser.items(section))

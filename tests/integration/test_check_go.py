@@ -1,0 +1,181 @@
+"""`lintel check` on the Go fixtures, compared with golangci-lint, go vet, go test and gofmt run by hand.
+
+tests/workspaces/go is a module with two packages: golangci-lint findings of five linters in three files, two
+go vet findings (also reported by golangci-lint's govet), a file gofmt would change, passing tests in both
+packages and one failing test in the subpackage. tests/workspaces/polyglot holds a Go module beside a Node
+project; its go.mod `ignore`s node_modules, where packages such as flatted ship Go files of their own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import WORKSPACES, finding_keys, lintel_json, require_tool, run_tool
+
+FIXTURE = WORKSPACES / "go"
+POLYGLOT = WORKSPACES / "polyglot"
+GOLANGCI = [
+    "golangci-lint",
+    "run",
+    "--output.json.path=stdout",
+    "--show-stats=false",
+    "--path-mode=abs",
+    "--issues-exit-code=1",
+    "--allow-parallel-runners",
+]
+VET_LINE = re.compile(r"^(?:vet: )?(?:\./)?(?P<file>[^\s:]+\.go):(?P<line>\d+):\d+: ", re.M)
+
+pytestmark = pytest.mark.tool("go")
+
+
+def require_go() -> None:
+    require_tool("go", "install Go from https://go.dev/dl/")
+
+
+def golangci_by_hand(cwd: Path) -> Counter[tuple[Any, ...]]:
+    """(file, line, linter) of every issue golangci-lint prints, read straight from its JSON."""
+    proc = run_tool(GOLANGCI, cwd=cwd)
+    assert proc.returncode == 1, proc.stderr
+    issues = json.loads(proc.stdout)["Issues"]
+    return Counter(
+        (Path(i["Pos"]["Filename"]).relative_to(cwd).as_posix(), i["Pos"]["Line"], i["FromLinter"]) for i in issues
+    )
+
+
+def vet_by_hand(cwd: Path) -> Counter[tuple[Any, ...]]:
+    """(file, line, None) of every `file:line:col: message` go vet prints (it names no analyzer)."""
+    proc = run_tool(["go", "vet", "./..."], cwd=cwd)
+    assert proc.returncode == 1, proc.stderr
+    return Counter((m.group("file"), int(m.group("line")), None) for m in VET_LINE.finditer(proc.stderr))
+
+
+def run_of(report: dict[str, Any], check: str) -> dict[str, Any]:
+    runs: list[dict[str, Any]] = [r for r in report["runs"] if r["check"] == check and r["language"] == "go"]
+    [run] = runs
+    return run
+
+
+def test_lint_and_typecheck_match_golangci_lint_and_go_vet_by_hand() -> None:
+    require_go()
+    require_tool("golangci-lint")
+    golangci = golangci_by_hand(FIXTURE)
+    vet = vet_by_hand(FIXTURE)
+    assert {linter for _, _, linter in golangci} == {"errcheck", "govet", "ineffassign", "staticcheck", "unused"}
+    assert {file for file, _, _ in golangci} == {"greet.go", "store.go", "sub/calc.go"}
+    assert vet == Counter({("greet.go", 17, None): 1, ("sub/calc.go", 11, None): 1})
+
+    code, report = lintel_json("check", str(FIXTURE), "--only", "lint,typecheck")
+    assert code == 1
+    assert [p["language"] for p in report["projects"]] == ["go"]
+    lint, typecheck = run_of(report, "lint"), run_of(report, "typecheck")
+    assert (lint["status"], lint["exitCode"], lint["argv"]) == ("findings", 1, GOLANGCI)
+    assert (typecheck["status"], typecheck["exitCode"], typecheck["argv"]) == ("findings", 1, ["go", "vet", "./..."])
+    by_source = {
+        source: finding_keys(i for i in report["issues"] if i["source"] == source)
+        for source in ("golangci-lint", "go vet")
+    }
+    assert by_source["golangci-lint"] == golangci
+    assert by_source["go vet"] == vet
+    assert len(report["issues"]) == sum(golangci.values()) + sum(vet.values())
+    assert report["summary"]["errors"] == len(report["issues"])
+    assert {i["kind"] for i in report["issues"]} == {"lint", "typecheck"}
+    assert all(i["fingerprint"] and i["signature"] for i in report["issues"])
+
+
+def test_only_test_reports_the_failing_test_with_file_and_line() -> None:
+    require_go()
+    by_hand = run_tool(["go", "test", "-json", "-count=1", "./..."], cwd=FIXTURE)
+    assert by_hand.returncode == 1
+    failed = {
+        (e["Package"], e["Test"])
+        for e in map(json.loads, by_hand.stdout.splitlines())
+        if e["Action"] == "fail" and "Test" in e
+    }
+    assert failed == {("example.com/lintelgo/sub", "TestScale")}
+
+    code, report = lintel_json("check", str(FIXTURE), "--only", "test")
+    assert code == 1
+    run = run_of(report, "test")
+    assert (run["status"], run["exitCode"]) == ("findings", 1)
+    [issue] = report["issues"]
+    assert (issue["kind"], issue["file"], issue["line"], issue["source"], issue["severity"]) == (
+        "test",
+        "sub/calc_test.go",
+        13,
+        "go test",
+        "error",
+    )
+    assert issue["message"] == "TestScale failed: Scale(2, 3) = 6, want 7"
+
+
+def test_only_format_reports_the_file_gofmt_lists() -> None:
+    require_go()
+    by_hand = run_tool(["gofmt", "-l", "."], cwd=FIXTURE)
+    assert (by_hand.returncode, by_hand.stdout.split()) == (0, ["double.go"])
+    code, report = lintel_json("check", str(FIXTURE), "--only", "format")
+    assert code == 0  # formatting is a warning; the default fail level is error
+    assert run_of(report, "format")["status"] == "findings"
+    assert [(i["kind"], i["file"], i.get("line")) for i in report["issues"]] == [("format", "double.go", None)]
+
+
+def test_polyglot_language_go_runs_only_go() -> None:
+    require_go()
+    require_tool("golangci-lint")
+    golangci = golangci_by_hand(POLYGLOT)
+    vet = vet_by_hand(POLYGLOT)
+    assert golangci == Counter({("server.go", 15, "errcheck"): 1})
+    assert vet == Counter({("server.go", 9, None): 1})
+
+    code, report = lintel_json("check", str(POLYGLOT), "--language", "go", "--only", "lint,typecheck,test")
+    assert code == 1
+    assert {r["language"] for r in report["runs"]} == {"go"}
+    assert {r["check"]: r["status"] for r in report["runs"]} == {
+        "lint": "findings",
+        "typecheck": "findings",
+        "test": "findings",
+    }
+    assert finding_keys(i for i in report["issues"] if i["source"] == "golangci-lint") == golangci
+    assert finding_keys(i for i in report["issues"] if i["source"] == "go vet") == vet
+    [test] = [i for i in report["issues"] if i["kind"] == "test"]
+    assert (test["file"], test["line"]) == ("server_test.go", 7)
+    # nothing from Go files an npm package may ship
+    assert not any((i.get("file") or "").startswith("node_modules/") for i in report["issues"])
+
+
+def test_compile_error_is_a_build_issue_for_every_go_check(tmp_path: Path) -> None:
+    require_go()
+    require_tool("golangci-lint")
+    module = tmp_path / "module"
+    shutil.copytree(FIXTURE, module)
+    (module / "sub" / "broken.go").write_text(
+        "package calc\n\n// Broken does not compile.\nfunc Broken() int {\n\treturn missing + 1\n}\n",
+        encoding="utf-8",
+    )
+    code, report = lintel_json("check", str(module), "--only", "lint,typecheck,test")
+    assert code == 1
+    for check in ("lint", "typecheck", "test"):
+        assert run_of(report, check)["status"] == "findings", check
+    builds = [i for i in report["issues"] if i["kind"] == "build"]
+    assert {(i["file"], i["line"], i["message"]) for i in builds} == {("sub/broken.go", 5, "undefined: missing")}
+    # The same compile error has one signature whichever tool hit it; a report may keep one per tool.
+    assert {i["source"] for i in builds} <= {"golangci-lint", "go vet", "go test"}
+    assert len({i["signature"] for i in builds}) == 1
+
+
+def test_module_without_packages_is_not_checked(tmp_path: Path) -> None:
+    require_go()
+    require_tool("golangci-lint")
+    (tmp_path / "go.mod").write_text("module example.com/empty\n\ngo 1.25\n", encoding="utf-8")
+    code, report = lintel_json("check", str(tmp_path), "--only", "lint,typecheck,test")
+    assert code == 3
+    statuses = {r["check"]: (r["status"], r["exitCode"]) for r in report["runs"]}
+    # golangci-lint exits 5 (no Go files); go vet and go test exit 1 with "matched no packages".
+    assert statuses == {"lint": ("not_checked", 5), "typecheck": ("not_checked", 1), "test": ("not_checked", 1)}
+    assert all(r["reason"] for r in report["runs"])

@@ -1,0 +1,99 @@
+"""The Go toolchain table: argv, parsers, exit-code meaning and install hints of each check."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from lintel.detect import Project, detect
+from lintel.parsers import is_known_parser
+from lintel.toolchains import CHECKS, not_found_message, tool_for
+from lintel.toolchains import go as go_toolchain
+
+from tests.helpers import REPO, WORKSPACES
+
+PROJECT = Project(language="go", root=Path("/ws"), markers=("go.mod",))
+GOLANGCI_ARGV = (
+    "golangci-lint",
+    "run",
+    "--output.json.path=stdout",
+    "--show-stats=false",
+    "--path-mode=abs",
+    "--issues-exit-code=1",
+    "--allow-parallel-runners",
+)
+
+
+def test_fixtures_are_detected_as_go() -> None:
+    [project] = detect(WORKSPACES / "go")
+    assert project.language == "go"
+    assert tool_for(project, "lint").tool == "golangci-lint"
+    # go first: the default order is go, rust, node, python
+    assert [p.language for p in detect(WORKSPACES / "polyglot")] == ["go", "node"]
+
+
+@pytest.mark.parametrize(
+    ("check", "argv", "tool", "parser", "kind"),
+    [
+        ("lint", GOLANGCI_ARGV, "golangci-lint", "golangci-lint", "lint"),
+        ("typecheck", ("go", "vet", "./..."), "go vet", "go-vet", "typecheck"),
+        ("test", ("go", "test", "-json", "-count=1", "-fullpath", "./..."), "go test", "go-test", "test"),
+        ("format", ("gofmt", "-l", "."), "gofmt", "gofmt", "format"),
+    ],
+)
+def test_commands(check: str, argv: tuple[str, ...], tool: str, parser: str, kind: str) -> None:
+    spec = go_toolchain.tool_for(PROJECT, check)  # type: ignore[arg-type]
+    assert spec.check == check
+    assert spec.argv == argv
+    assert spec.tool == tool
+    assert spec.parser == parser
+    assert is_known_parser(spec.parser)
+    assert spec.kind == kind
+    assert spec.requires == ()
+    assert not spec.per_file  # every Go check runs on the whole module
+
+
+@pytest.mark.parametrize("check", ["lint", "typecheck", "test"])
+def test_exit_codes_zero_clean_one_findings(check: str) -> None:
+    # Measured (go 1.26.8, golangci-lint v2.15.0): 0 clean; 1 findings, failing tests or compile errors.
+    # golangci-lint's 3 (config, lock), 4 (timeout), 5 (no Go files) and go's usage errors are failures.
+    spec = tool_for(PROJECT, check)  # type: ignore[arg-type]
+    assert spec.ok_codes == frozenset({0})
+    assert spec.finding_codes == frozenset({1})
+
+
+def test_gofmt_exit_codes() -> None:
+    # gofmt -l exits 0 while listing files (the parser makes them findings); 2 when a file does not parse.
+    spec = tool_for(PROJECT, "format")
+    assert spec.ok_codes == frozenset({0})
+    assert spec.finding_codes == frozenset({2})
+
+
+def test_every_check_has_a_spec_and_unknown_checks_are_refused() -> None:
+    assert {tool_for(PROJECT, check).check for check in CHECKS} == set(CHECKS)
+    with pytest.raises(ValueError, match="unknown check"):
+        go_toolchain.tool_for(PROJECT, "spelling")  # type: ignore[arg-type]
+
+
+def test_install_hints() -> None:
+    lint = tool_for(PROJECT, "lint")
+    assert lint.install_hint == (
+        "go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@" + go_toolchain.GOLANGCI_LINT_VERSION
+    )
+    for check in ("typecheck", "test", "format"):
+        assert "https://go.dev/dl/" in tool_for(PROJECT, check).install_hint
+    message = not_found_message("lint", lint.binary, lint.install_hint)
+    assert message.startswith("lint: golangci-lint: not found on PATH — install it with: go install ")
+    gopls = go_toolchain.INSTALL_GOPLS
+    assert gopls == "go install golang.org/x/tools/gopls@" + go_toolchain.GOPLS_VERSION
+
+
+def test_setup_script_pins_the_versions_the_hints_name() -> None:
+    script = (REPO / "scripts" / "setup.d" / "10-go.sh").read_text(encoding="utf-8")
+    pins = dict(re.findall(r"^(GOLANGCI_LINT_VERSION|GOPLS_VERSION)=(\S+)$", script, re.M))
+    assert pins == {
+        "GOLANGCI_LINT_VERSION": go_toolchain.GOLANGCI_LINT_VERSION,
+        "GOPLS_VERSION": go_toolchain.GOPLS_VERSION,
+    }
+    assert "@latest" not in script
