@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import tempfile
@@ -249,7 +250,10 @@ async def run_check(
         try:
             proc = await run_process(exec_argv, cwd=project.root, env=run_env, timeout=seconds, on_start=on_start)
         except ProcessStartError as exc:
-            result.reason = f"{check}: {spec.binary}: could not start: {exc}"
+            # Resolution found the binary, so this is a race (removed since) or a broken file/cwd.
+            result.reason = f"{check}: {exc}"
+            if exc.errno == errno.ENOENT and spec.install_hint:
+                result.reason += f" — install it with: {spec.install_hint}"
             result.output = result.reason
             return result
         report = _read_report(report_path)

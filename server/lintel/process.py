@@ -12,10 +12,12 @@ import os
 import shlex
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 logger = logging.getLogger("lintel.process")
 
@@ -31,10 +33,11 @@ SHELL = "/bin/sh"
 # and still short enough that the editor never waits on a stray `sleep 600 &`.
 PIPE_CLOSE_GRACE = 1.0
 # After SIGKILL a process is gone within milliseconds unless it is stuck in the kernel (D state);
-# bound the wait so a stuck child cannot hang us (the event loop's child watcher still reaps it).
+# bound the wait so a stuck child cannot hang us (a thread then reaps it whenever it does exit).
 _REAP_WAIT = 1.0
 _POLL_INTERVAL = 0.02
-_STDOUT, _STDERR = 1, 2
+_READ_SIZE = 256 * 1024
+_WRITE_SIZE = 64 * 1024
 
 
 class ProcessStartError(OSError):
@@ -108,30 +111,121 @@ class _CappedBuffer:
         return f"{head}{separator}{TRUNCATED_MARKER}"
 
 
-class _CaptureProtocol(asyncio.SubprocessProtocol):
-    """Reads stdout and stderr as the loop delivers them (concurrently, no backpressure needed
-    because everything past the cap is dropped at once), and signals exit and pipe closure
-    separately: a grandchild can keep the pipes open long after the child has exited."""
+class _Child:
+    """A started process, watched without any await: its pipes are read into capped buffers when
+    the loop reports them readable (concurrently, and with no backpressure to manage since all past
+    the cap is dropped at once), stdin is fed when writable, and its exit is noticed through a
+    pidfd (Linux) or else a thread blocked in waitpid. Exit and pipe closure are separate events:
+    a grandchild can keep the pipes open long after the child has exited.
 
-    def __init__(self, cap: int) -> None:
-        self.buffers = {_STDOUT: _CappedBuffer(cap), _STDERR: _CappedBuffer(cap)}
-        self.open_pipes = {_STDOUT, _STDERR}
+    asyncio's own subprocess transport is not used because a cancellation that lands while it is
+    still connecting pipes kills only the child and then waits, possibly forever, for pipes a
+    grandchild holds (CPython 3.11); with no await between spawn and supervision, every
+    cancellation reaches code that stops the whole group.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], cap: int, stdin: bytes | None) -> None:
+        self.proc = proc
+        self.pid = proc.pid
+        self.loop = asyncio.get_running_loop()
         self.exited = asyncio.Event()
         self.pipes_closed = asyncio.Event()
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        self.stdout = _CappedBuffer(cap)
+        self.stderr = _CappedBuffer(cap)
+        self._readers: dict[int, tuple[IO[bytes], _CappedBuffer]] = {
+            proc.stdout.fileno(): (proc.stdout, self.stdout),
+            proc.stderr.fileno(): (proc.stderr, self.stderr),
+        }
+        self._stdin_data = memoryview(stdin or b"")
+        self._pidfd: int | None = None
+        for fd in self._readers:
+            os.set_blocking(fd, False)
+            self.loop.add_reader(fd, self._on_readable, fd)
+        if proc.stdin is not None:
+            os.set_blocking(proc.stdin.fileno(), False)
+            self.loop.add_writer(proc.stdin.fileno(), self._on_writable)
+        self._watch_exit()
 
-    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        buffer = self.buffers.get(fd)
-        if buffer is not None and isinstance(data, bytes):
-            buffer.feed(data)
+    def _on_readable(self, fd: int) -> None:
+        try:
+            chunk = os.read(fd, _READ_SIZE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if chunk:
+            self._readers[fd][1].feed(chunk)
+        else:
+            self._close_reader(fd)
 
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        # fd 0 is our stdin writer; a child that exits without reading it is not an error.
-        self.open_pipes.discard(fd)
-        if not self.open_pipes:
+    def _close_reader(self, fd: int) -> None:
+        stream, _ = self._readers.pop(fd)
+        self.loop.remove_reader(fd)
+        stream.close()
+        if not self._readers:
             self.pipes_closed.set()
 
-    def process_exited(self) -> None:
+    def _on_writable(self) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            written = os.write(stdin.fileno(), self._stdin_data[:_WRITE_SIZE])
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:  # the child exited or closed stdin without reading it all: not an error
+            written = len(self._stdin_data)
+        self._stdin_data = self._stdin_data[written:]
+        if not self._stdin_data:
+            self._close_stdin()
+
+    def _close_stdin(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            self.loop.remove_writer(self.proc.stdin.fileno())
+            self.proc.stdin.close()  # EOF for the child
+
+    def _watch_exit(self) -> None:
+        try:
+            self._pidfd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):  # not Linux >= 5.3
+            threading.Thread(target=self._wait_in_thread, name=f"lintel-wait-{self.pid}", daemon=True).start()
+        else:
+            self.loop.add_reader(self._pidfd, self._on_pidfd_readable)
+
+    def _on_pidfd_readable(self) -> None:
+        self._close_pidfd()
+        self.proc.wait()  # readable means exited: this reaps without blocking
         self.exited.set()
+
+    def _close_pidfd(self) -> None:
+        if self._pidfd is not None:
+            self.loop.remove_reader(self._pidfd)
+            os.close(self._pidfd)
+            self._pidfd = None
+
+    def _wait_in_thread(self) -> None:
+        self.proc.wait()
+        with contextlib.suppress(RuntimeError):  # the loop was closed meanwhile
+            self.loop.call_soon_threadsafe(self.exited.set)
+
+    def close(self) -> None:
+        """Stop reading (a process outside the group may still hold the pipes) and make sure the
+        child is reaped even if it has not exited yet."""
+        for fd in list(self._readers):
+            self._close_reader(fd)
+        self._close_stdin()
+        if not self.exited.is_set() and self._pidfd is not None:
+            self._close_pidfd()
+            threading.Thread(target=self.proc.wait, name=f"lintel-reap-{self.pid}", daemon=True).start()
+
+    @property
+    def exit_code(self) -> int | None:
+        """The child's exit status; 128+N when signal N killed it (shell convention)."""
+        returncode = self.proc.returncode
+        if returncode is None or not self.exited.is_set():
+            return None
+        return 128 - returncode if returncode < 0 else returncode
 
 
 async def run_process(
@@ -162,64 +256,41 @@ async def run_process(
     _check_cwd(binary, cwd)
     logger.debug("run %s (cwd=%s, timeout=%s)", shlex.join(command), cwd, timeout)
 
-    loop = asyncio.get_running_loop()
     started = time.monotonic()
-    spawn = asyncio.ensure_future(
-        loop.subprocess_exec(
-            lambda: _CaptureProtocol(cap_bytes),
-            *command,
-            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=None if env is None else dict(env),
-            start_new_session=True,
-        )
-    )
-    try:
-        transport, protocol = await asyncio.shield(spawn)
-    except asyncio.CancelledError:
-        # asyncio's own clean-up for a start cancelled half-way kills only the child, then waits
-        # for its pipes, which a grandchild may hold forever. So the start is shielded: let it
-        # finish, then stop the whole group like any cancelled run. A second cancellation does not
-        # abandon that clean-up; it only stops waiting for it.
-        cleanup = asyncio.ensure_future(_stop_started(spawn, kill_grace))
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.shield(cleanup)
-        raise
-    except OSError as exc:
-        raise _start_error(binary, cwd, exc) from exc
+    proc = _spawn(command, cwd=cwd, env=env, with_stdin=stdin is not None)
 
-    pid = transport.get_pid()
+    pid = proc.pid
     timed_out = False
+    child: _Child | None = None
     try:
+        child = _Child(proc, cap_bytes, stdin)
         if on_start is not None:
             on_start(pid)
-        if stdin is not None:
-            writer = transport.get_pipe_transport(0)
-            if isinstance(writer, asyncio.WriteTransport):
-                writer.write(stdin)
-                writer.close()  # flushes what the child reads, then EOF
-        timed_out = await _supervise(protocol, pid, timeout, kill_grace, pipe_close_grace)
+        timed_out = await _supervise(child, timeout, kill_grace, pipe_close_grace)
     except BaseException:
         # Cancelled (or on_start failed): nothing of this run may outlive it.
         logger.debug("stopping %s (pid %d) early", binary, pid)
         await _stop_group(pid, kill_grace)
-        await _wait_flag(protocol.exited, _REAP_WAIT)
+        if child is not None:
+            await _wait_flag(child.exited, _REAP_WAIT)
         raise
     finally:
-        transport.close()
+        if child is not None:
+            child.close()
+        else:  # _Child itself failed: release the pipes, reap the child we killed
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
+            threading.Thread(target=proc.wait, name=f"lintel-reap-{pid}", daemon=True).start()
 
-    returncode = transport.get_returncode()
+    child_exit = child.exit_code
     if timed_out:
         exit_code = TIMEOUT_EXIT_CODE
-    elif returncode is None:  # pragma: no cover - _supervise returns only after the exit
+    elif child_exit is None:  # pragma: no cover - _supervise returns only after the exit
         exit_code = 128 + signal.SIGKILL
-    elif returncode < 0:
-        exit_code = 128 - returncode
     else:
-        exit_code = returncode
-    out, err = protocol.buffers[_STDOUT], protocol.buffers[_STDERR]
+        exit_code = child_exit
+    out, err = child.stdout, child.stderr
     result = ProcessResult(
         argv=command,
         cwd=str(cwd),
@@ -272,25 +343,43 @@ async def run_shell(
     )
 
 
-async def _supervise(
-    protocol: _CaptureProtocol,
-    pgid: int,
-    timeout: float | None,
-    kill_grace: float,
-    pipe_close_grace: float,
-) -> bool:
+def _spawn(
+    command: tuple[str, ...], *, cwd: Path, env: Mapping[str, str] | None, with_stdin: bool
+) -> subprocess.Popen[bytes]:
+    """Fork and exec the child as the leader of a new session (so of a new process group).
+
+    Synchronous on purpose: it takes about a millisecond (asyncio's subprocess_exec does the same
+    inside), and it leaves no await at which a cancellation could separate a started process from
+    the code that stops it.
+    """
+    try:
+        return subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE if with_stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise _start_error(command[0], cwd, exc) from exc
+
+
+async def _supervise(child: _Child, timeout: float | None, kill_grace: float, pipe_close_grace: float) -> bool:
     """Wait for the child and its output; True when the timeout killed it."""
-    if not await _wait_flag(protocol.exited, timeout):
+    pgid = child.pid
+    if not await _wait_flag(child.exited, timeout):
         logger.info("pid %d timed out after %ss: killing its process group", pgid, timeout)
         await _stop_group(pgid, kill_grace)
-        await _wait_flag(protocol.exited, _REAP_WAIT)
-        await _wait_flag(protocol.pipes_closed, pipe_close_grace)
+        await _wait_flag(child.exited, _REAP_WAIT)
+        await _wait_flag(child.pipes_closed, pipe_close_grace)
         return True
 
     # The child is gone, but anything it started in its group is ours too: a backgrounded
     # grandchild that inherited stdout would keep the pipes open (and us waiting) forever, and
     # one that closed them would be an orphan. Give in-flight output a moment, then kill leftovers.
-    pipes_closed = await _wait_flag(protocol.pipes_closed, pipe_close_grace)
+    pipes_closed = await _wait_flag(child.pipes_closed, pipe_close_grace)
     if _group_alive(pgid):
         logger.debug(
             "pid %d exited leaving processes in its group%s: killing them",
@@ -298,26 +387,10 @@ async def _supervise(
             "" if pipes_closed else " that hold its pipes open",
         )
         await _stop_group(pgid, kill_grace)
-    if not pipes_closed and not await _wait_flag(protocol.pipes_closed, pipe_close_grace):
+    if not pipes_closed and not await _wait_flag(child.pipes_closed, pipe_close_grace):
         # Only a process that left the group (setsid) can still hold them; stop reading.
         logger.debug("pid %d: output pipes still open after the group was killed", pgid)
     return False
-
-
-async def _stop_started(
-    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _CaptureProtocol]], kill_grace: float
-) -> None:
-    """Let a start whose caller was cancelled complete, then stop everything it started."""
-    try:
-        transport, protocol = await spawn
-    except Exception:  # it could not start: nothing to stop
-        return
-    logger.debug("pid %d: cancelled while starting, stopping it", transport.get_pid())
-    try:
-        await _stop_group(transport.get_pid(), kill_grace)
-        await _wait_flag(protocol.exited, _REAP_WAIT)
-    finally:
-        transport.close()
 
 
 async def _wait_flag(event: asyncio.Event, timeout: float | None) -> bool:

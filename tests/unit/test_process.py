@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -141,6 +142,12 @@ async def test_exit_code_streams_cwd_env_and_duration(tmp_path: Path) -> None:
     assert result.cwd == str(tmp_path)
     assert 200 <= result.duration_ms < 10_000
     assert started == [result.pid]
+
+
+async def test_command_line_is_logged_at_debug(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="lintel.process")
+    await run_process(["printf", "%s", "two words"], cwd=tmp_path)
+    assert f"run printf %s 'two words' (cwd={tmp_path}" in caplog.text
 
 
 async def test_env_none_inherits_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -325,16 +332,17 @@ async def test_stdin_the_child_never_reads_is_harmless(tmp_path: Path) -> None:
 # --- 6. cancellation ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("mode", "max_seconds"), [("plain", 1.0), ("ignore-term", 2.0)])
+# plain dies on SIGTERM long before its 5 s grace; ignore-term takes its 1 s grace, never much more.
+@pytest.mark.parametrize(("mode", "grace", "max_seconds"), [("plain", 5.0, 2.5), ("ignore-term", 1.0, 3.0)])
 async def test_cancel_kills_the_tree_and_propagates(
-    tmp_path: Path, spawned: list[int], mode: str, max_seconds: float
+    tmp_path: Path, spawned: list[int], mode: str, grace: float, max_seconds: float
 ) -> None:
     pidfile = tmp_path / "pids"
     task = asyncio.create_task(
         run_process(
             ["sh", HANG_TREE, mode, str(pidfile)],
             cwd=tmp_path,
-            kill_grace=1.0,
+            kill_grace=grace,
             on_start=spawned.append,
         )
     )
@@ -347,7 +355,6 @@ async def test_cancel_kills_the_tree_and_propagates(
     cancelled_at = time.monotonic()
     with pytest.raises(asyncio.CancelledError):
         await task
-    # plain dies on SIGTERM at once; ignore-term needs the 1 s grace, never much more.
     assert time.monotonic() - cancelled_at < max_seconds
     assert_all_gone(list(pids.values()), pgid=spawned[0])
 
@@ -394,7 +401,7 @@ async def test_cancel_while_starting_leaves_nothing_behind(tmp_path: Path, delay
         done, _ = await asyncio.wait({task}, timeout=5)
         assert task in done, "cancelling a starting run hangs"
         assert task.cancelled()
-        assert time.monotonic() - cancelled_at < 2.0
+        assert time.monotonic() - cancelled_at < 3.0
         assert_none_running_with_token(token)
     finally:
         for pid in running_with_token(token):
@@ -425,8 +432,8 @@ async def test_exited_child_with_grandchild_holding_pipes_returns(tmp_path: Path
     pids = tree_pids(result.stdout)
     assert set(pids) == {"child", "grandchild"}
     assert result.stderr == "done\n"
-    assert elapsed < 3.0
     assert_all_gone(list(pids.values()), pgid=result.pid)
+    assert elapsed < 3.0
 
 
 async def test_leftover_that_closed_its_pipes_is_killed_too(tmp_path: Path, spawned: list[int]) -> None:
@@ -496,6 +503,23 @@ async def test_file_as_cwd_raises_start_error(tmp_path: Path) -> None:
 async def test_empty_argv_raises_start_error(tmp_path: Path) -> None:
     with pytest.raises(ProcessStartError, match="empty command line"):
         await run_process([], cwd=tmp_path)
+
+
+# --- without pidfd (macOS, old Linux kernels): a thread waits for the exit ------------------------
+
+
+async def test_runs_and_timeouts_without_pidfd(
+    tmp_path: Path, spawned: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(os, "pidfd_open", raising=False)
+    result = await run_process(["sh", "-c", "echo out; echo err >&2; exit 7"], cwd=tmp_path)
+    assert (result.exit_code, result.stdout, result.stderr) == (7, "out\n", "err\n")
+
+    result = await run_process(
+        ["sh", HANG_TREE, "ignore-term"], cwd=tmp_path, timeout=0.5, kill_grace=0.3, on_start=spawned.append
+    )
+    assert (result.exit_code, result.timed_out) == (TIMEOUT_EXIT_CODE, True)
+    assert_all_gone(list(tree_pids(result.stdout).values()), pgid=result.pid)
 
 
 # --- 9. run_shell -------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ language-server diagnostics; a project-wide run also clears the files it covered
 from __future__ import annotations
 
 import builtins
-
 from collections.abc import Iterable, Mapping, Sequence
 
 from lsprotocol import types

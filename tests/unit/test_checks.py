@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from lintel.checks import dedupe_issues, plan_check
+from lintel.config import LintelConfig
+from lintel.detect import detect
+from lintel.issues import make_issue
+from lintel.toolchains import resolve_binary
+
+
+def executable(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\nexit 0\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_dedupe_keeps_first_of_identical_findings() -> None:
+    a = make_issue(kind="lint", message="unused variable", source="rustc", file="a.rs", line=3, rule="unused")
+    b = make_issue(kind="lint", message="unused variable", source="rustc", file="a.rs", line=3, rule="unused")
+    c = make_issue(kind="lint", message="unused variable", source="rustc", file="a.rs", line=4, rule="unused")
+    assert dedupe_issues([a, b, c]) == [a, c]
+
+
+def test_resolution_order_setting_project_path(tmp_path: Path) -> None:
+    on_path = executable(tmp_path / "bin" / "tool")
+    local = executable(tmp_path / "proj" / "node_modules" / ".bin" / "tool")
+    pinned = executable(tmp_path / "pinned" / "tool")
+    env = {"PATH": str(tmp_path / "bin")}
+    root = tmp_path / "proj"
+    assert resolve_binary("tool", project_root=root, env=env, setting=str(pinned)).path == str(pinned)
+    assert resolve_binary("tool", project_root=root, env=env).path == str(local)
+    local.unlink()
+    found = resolve_binary("tool", project_root=root, env=env)
+    assert (found.path, found.via) == (str(on_path), "path")
+    assert not resolve_binary("tool", project_root=root, env=env, local_only=True).found
+
+
+def test_bad_setting_is_missing_not_a_fallback(tmp_path: Path) -> None:
+    executable(tmp_path / "bin" / "tool")
+    found = resolve_binary("tool", project_root=tmp_path, env={"PATH": str(tmp_path / "bin")}, setting="/no/such/tool")
+    assert not found.found
+
+
+def test_npx_tools_must_be_installed_in_the_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "package.json").write_text(json.dumps({"name": "x"}))
+    executable(tmp_path / "global" / "eslint")  # a global eslint is no proof `npx --no-install` finds one
+    monkeypatch.setenv("PATH", f"{tmp_path / 'global'}{os.pathsep}{os.environ['PATH']}")
+    [project] = detect(tmp_path)
+    planned = plan_check(project, "lint", LintelConfig(), tmp_path)
+    assert planned.spec.argv[:2] == ("npx", "--no-install")
+    missing = planned.missing
+    assert missing is not None
+    assert missing.name == "eslint"
+    executable(tmp_path / "node_modules" / ".bin" / "eslint")
+    assert plan_check(project, "lint", LintelConfig(), tmp_path).missing is None
