@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lintel.config import LintelConfig, clamp_timeout
-from lintel.detect import Project
+from lintel.detect import Project, detect
 from lintel.issues import (
     SEVERITY_RANK,
     Issue,
@@ -27,10 +27,13 @@ from lintel.parsers import get_parser
 from lintel.parsers.base import ToolOutput
 from lintel.process import ProcessStartError, run_process
 from lintel.toolchains import (
+    CHECKS,
     REPORT_PLACEHOLDER,
     CheckName,
+    FileScope,
     Resolved,
     ToolSpec,
+    file_scope,
     not_found_message,
     override_argv,
     resolve_binary,
@@ -65,6 +68,7 @@ class RunResult:
     issues: list[Issue] = field(default_factory=list)
     failures: list[TestFailure] = field(default_factory=list)
     binary: str | None = None
+    stdout: str = ""  # the raw stream (formatters print their result here); not part of the wire shapes
 
     @property
     def ok(self) -> bool:
@@ -179,8 +183,15 @@ class PlannedCheck:
 
 
 def plan_check(project: Project, check: CheckName, config: LintelConfig, workspace: Path) -> PlannedCheck:
+    """The project-wide command for `check`, with the user's argv override applied."""
     settings = config.languages.get(project.language)
-    spec = override_argv(tool_for(project, check), settings.argv_for(check))
+    return plan_spec(project, override_argv(tool_for(project, check), settings.argv_for(check)), config, workspace)
+
+
+def plan_spec(project: Project, spec: ToolSpec, config: LintelConfig, workspace: Path) -> PlannedCheck:
+    """Resolve every binary `spec` needs: argv[0] and, for `npx --no-install`, the package binaries
+    it runs, which must be installed in the project (npx ignores PATH and would run something else)."""
+    settings = config.languages.get(project.language)
     via_npx = Path(spec.binary).name == "npx"
     binaries = tuple(
         resolve_binary(
@@ -214,9 +225,64 @@ async def run_check(
     """Run `check` for `project` and interpret the outcome. Never raises for tool problems:
     a check that could not run comes back as `not_checked` with the reason."""
     workspace = workspace.resolve()
-    planned = plan_check(project, check, config, workspace)
-    spec = planned.spec
-    seconds = timeout_for(check, config, timeout)
+    return await run_planned(
+        plan_check(project, check, config, workspace),
+        workspace=workspace,
+        timeout=timeout_for(check, config, timeout),
+        env=env,
+        on_start=on_start,
+        extra_args=extra_args,
+    )
+
+
+async def run_file_check(
+    project: Project,
+    check: Literal["lint", "format"],
+    file: Path,
+    *,
+    workspace: Path,
+    config: LintelConfig,
+    text: str | None = None,
+    timeout: float | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> RunResult:
+    """`check` scoped to one file (CONTRACT §6): on the file where the tool allows it, else on its package,
+    crate or project keeping only that file's findings. With `text`, the unsaved content goes on stdin
+    when the tool reads stdin; `result.reason` says so when it cannot (the saved file was checked)."""
+    workspace = workspace.resolve()
+    settings = config.languages.get(project.language)
+    override = settings.argv_for(check)
+    if override:
+        scope = FileScope(spec=override_argv(tool_for(project, check), override), filter_to_file=True, stdin=False)
+    else:
+        scope = file_scope(project, check, file, use_stdin=text is not None)
+    result = await run_planned(
+        plan_spec(project, scope.spec, config, workspace),
+        workspace=workspace,
+        timeout=timeout_for(check, config, timeout),
+        on_start=on_start,
+        stdin=text.encode("utf-8") if scope.stdin and text is not None else None,
+    )
+    if scope.filter_to_file or result.issues:
+        wanted = _relative(file, workspace)
+        result.issues = [i for i in result.issues if i.file == wanted]
+    return result
+
+
+async def run_planned(
+    planned: PlannedCheck,
+    *,
+    workspace: Path,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    on_start: Callable[[int], None] | None = None,
+    extra_args: Sequence[str] = (),
+    stdin: bytes | None = None,
+) -> RunResult:
+    """Run a planned command and turn what it did into a RunResult (status, reason, issues, failures)."""
+    project, spec = planned.project, planned.spec
+    check = spec.check
+    seconds = timeout
     argv = [*spec.argv, *extra_args]
     result = RunResult(
         language=project.language,
@@ -248,7 +314,9 @@ async def run_check(
         exec_argv = [result.binary or argv[0], *argv[1:]]
         exec_argv = [str(report_path) if a == REPORT_PLACEHOLDER else a for a in exec_argv]
         try:
-            proc = await run_process(exec_argv, cwd=project.root, env=run_env, timeout=seconds, on_start=on_start)
+            proc = await run_process(
+                exec_argv, cwd=project.root, env=run_env, timeout=seconds, on_start=on_start, stdin=stdin
+            )
         except ProcessStartError as exc:
             # Resolution found the binary, so this is a race (removed since) or a broken file/cwd.
             result.reason = f"{check}: {exc}"
@@ -259,6 +327,7 @@ async def run_check(
         report = _read_report(report_path)
 
     result.exit_code = proc.exit_code
+    result.stdout = proc.stdout
     result.timed_out = proc.timed_out
     result.duration_ms = proc.duration_ms
     result.truncated = proc.truncated
@@ -347,3 +416,30 @@ async def run_checks(
             return result
 
     return list(await asyncio.gather(*(one(p, c) for p in projects for c in checks)))
+
+
+def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
+    """What `lintel detect --json` and the `lintel.detect` command show: projects, argv, binaries."""
+    projects = []
+    for project in detect(root):
+        checks: dict[str, Any] = {}
+        for check in CHECKS:
+            planned = plan_check(project, check, config, root)
+            checks[check] = {
+                "tool": planned.spec.tool,
+                "argv": list(planned.spec.argv),
+                "binaries": [
+                    {"name": b.name, "found": b.found, "path": b.path, "via": b.via} for b in planned.binaries
+                ],
+            }
+        entry: dict[str, Any] = {
+            "language": project.language,
+            "root": project.relative_root(root),
+            "markers": list(project.markers),
+            "checks": checks,
+        }
+        if project.language == "node":
+            entry["packageManager"] = project.package_manager
+            entry["scripts"] = dict(project.scripts)
+        projects.append(entry)
+    return {"version": 1, "root": str(root), "projects": projects}

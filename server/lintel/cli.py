@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn, cast
 
 from lintel import __version__
-from lintel.checks import dedupe_issues, plan_check, run_checks, sort_issues
+from lintel.checks import dedupe_issues, detect_document, run_checks, sort_issues
 from lintel.config import LintelConfig, load_config
 from lintel.detect import DetectionError, Project, detect, normalize_language, select_projects
 from lintel.issues import Severity
@@ -62,6 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--timeout", type=float, help="seconds per tool run (clamped to 1–1800; default per check)")
     check.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+
+    serve = commands.add_parser("serve", help="run the language server (stdio by default)")
+    transport = serve.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
+    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen for one LSP client on HOST:PORT")
 
     det = commands.add_parser("detect", help="show project types, commands and binaries")
     det.add_argument("path", nargs="?", default=".", help="workspace root (default: .)")
@@ -145,32 +150,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     return report.exit_code(cast(Severity, args.fail_level))
 
 
-def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
-    projects = []
-    for project in detect(root):
-        checks: dict[str, Any] = {}
-        for check in CHECKS:
-            planned = plan_check(project, check, config, root)
-            checks[check] = {
-                "tool": planned.spec.tool,
-                "argv": list(planned.spec.argv),
-                "binaries": [
-                    {"name": b.name, "found": b.found, "path": b.path, "via": b.via} for b in planned.binaries
-                ],
-            }
-        entry: dict[str, Any] = {
-            "language": project.language,
-            "root": project.relative_root(root),
-            "markers": list(project.markers),
-            "checks": checks,
-        }
-        if project.language == "node":
-            entry["packageManager"] = project.package_manager
-            entry["scripts"] = dict(project.scripts)
-        projects.append(entry)
-    return {"version": 1, "root": str(root), "projects": projects}
-
-
 def cmd_detect(args: argparse.Namespace) -> int:
     root = _workspace(args.path)
     document = detect_document(root, _config(root))
@@ -194,6 +173,20 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from lintel.server.app import create_server
+
+    server = create_server()
+    if args.tcp:
+        host, sep, port = args.tcp.rpartition(":")
+        if not sep or not port.isdigit():
+            raise UsageError(f"--tcp: expected HOST:PORT, got {args.tcp!r}")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
@@ -208,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_check(args)
         if args.command == "detect":
             return cmd_detect(args)
+        if args.command == "serve":
+            return cmd_serve(args)
     except UsageError as exc:
         print(f"lintel: {exc}", file=sys.stderr)
         return EXIT_USAGE

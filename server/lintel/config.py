@@ -76,9 +76,24 @@ class Languages(_Model):
         return settings
 
 
+class EditorSettings(_Model):
+    """When the server runs what, on the wire as `editor.lintOnSave` etc."""
+
+    lint_on_open: bool = True
+    lint_on_save: bool = True
+    # On change the unsaved text goes to the tool on stdin (ruff, eslint); tools without stdin wait for a save.
+    lint_on_change: bool = False
+    format_check: bool = True
+    # A save while the previous run for that file is still going waits this long (a save storm collapses).
+    save_debounce_ms: int = Field(100, ge=0, le=10_000)
+    change_debounce_ms: int = Field(500, ge=0, le=10_000)
+    forward_server_diagnostics: bool = True
+
+
 class LintelConfig(_Model):
     timeouts: Timeouts = Field(default_factory=lambda: Timeouts())
     languages: Languages = Field(default_factory=lambda: Languages())
+    editor: EditorSettings = Field(default_factory=lambda: EditorSettings())
 
 
 @dataclass

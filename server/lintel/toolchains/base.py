@@ -13,14 +13,22 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
+from lintel.detect import Project
 from lintel.issues import IssueKind
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 log = logging.getLogger(__name__)
 
 CheckName = Literal["lint", "typecheck", "test", "format"]
 CHECKS: tuple[CheckName, ...] = get_args(CheckName)
+# The checks the server runs on one file (lint and format check on open, save and change; CONTRACT §6).
+FileCheckName = Literal["lint", "format"]
 
 # argv elements equal to this are replaced by a fresh temporary file path the tool writes a report to.
 REPORT_PLACEHOLDER = "{report}"
@@ -45,6 +53,47 @@ class ToolSpec:
     @property
     def binary(self) -> str:
         return self.argv[0]
+
+
+@dataclass(frozen=True)
+class FileScope:
+    """How to check one file: what to run, and what the caller does with its output.
+
+    Tools that take a file get it; tools that work per package or crate get the file's package or the whole
+    project, and `filter_to_file` tells the caller to keep only the file's findings (CONTRACT §6).
+    """
+
+    spec: ToolSpec  # what to run: its argv targets the file, its package, or the whole project
+    filter_to_file: bool  # the run covers more than the file: the caller keeps only findings for it
+    stdin: bool  # the file's current text goes on stdin (the argv says so, e.g. `-` or --stdin)
+
+
+def project_relpath(project: Project, file: Path) -> str:
+    """`file` (absolute, inside the project) as the POSIX path relative to the project root that tools are given.
+
+    Tools run in the project root, and print relative paths back the way they were given, so a relative path
+    keeps their output in the form the parsers already read. A name that starts with `-` gets `./` in front,
+    so no tool takes a file called `--fix.js` for an option.
+    """
+    try:
+        rel = file.relative_to(project.root)
+    except ValueError:
+        # The editor's path may go through a symlink the project root was resolved past.
+        rel = file.resolve().relative_to(project.root.resolve())
+    text = rel.as_posix()
+    return f"./{text}" if text.startswith("-") else text
+
+
+def read_toml(path: Path) -> Mapping[str, Any] | None:
+    """A TOML file's document, or None when it is absent or unreadable (a broken manifest is the tool's to report)."""
+    try:
+        document: Mapping[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        log.warning("cannot read %s: %s", path, exc)
+        return None
+    return document
 
 
 LOCAL_BIN_DIRS: tuple[str, ...] = ("node_modules/.bin", ".venv/bin", "venv/bin")

@@ -7,6 +7,7 @@ A script is run as the project wrote it. Only when it is a bare call of a tool l
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from lintel.detect import Project
 from lintel.issues import IssueKind
-from lintel.toolchains.base import CheckName, ToolSpec
+from lintel.toolchains.base import CheckName, FileCheckName, FileScope, ToolSpec, project_relpath
 
 # Colours off for every node tool (chalk, supports-color and node itself read FORCE_COLOR).
 _PLAIN_ENV: Mapping[str, str] = {"FORCE_COLOR": "0"}
@@ -131,7 +132,7 @@ _GET_PACKAGE_MANAGER: Mapping[str, str] = {
 }
 
 # The defaults name `.` as the contract's table does, so a file appended to their argv would be checked
-# together with the whole project: they are not per-file commands (a server wanting one file replaces `.`).
+# together with the whole project: they are not per-file commands (file_scope builds those without `.`).
 NPX = ("npx", "--no-install")
 
 
@@ -142,17 +143,7 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
     if script is not None and script in project.scripts:
         return script_spec(project, check, script)
     if check == "lint":
-        return ToolSpec(
-            check="lint",
-            tool="eslint",
-            argv=(*NPX, "eslint", ".", "--format", "json"),
-            parser="eslint",
-            kind="lint",
-            finding_codes=_ESLINT_FINDINGS,
-            install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} eslint",
-            requires=("eslint",),
-            env=_PLAIN_ENV,
-        )
+        return eslint_spec(manager, (".", "--format", "json"))
     if check == "typecheck":
         return ToolSpec(
             check="typecheck",
@@ -179,18 +170,70 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
             env=_TEST_ENV,
         )
     if check == "format":
-        return ToolSpec(
-            check="format",
-            tool="prettier",
-            argv=(*NPX, "prettier", "--check", "."),
-            parser="prettier",
-            kind="format",
-            finding_codes=frozenset({1}),
-            install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} prettier",
-            requires=("prettier",),
-            env=_PLAIN_ENV,
-        )
+        return prettier_spec(manager, ("--check", "."))
     raise ValueError(f"unknown check {check!r} for node")
+
+
+def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin: bool) -> FileScope:
+    """eslint and prettier take files; a project's own `lint` script does not, so it runs whole and the caller
+    keeps the file's findings.
+
+    eslint reads stdin with `--stdin --stdin-filename <file>` and reports the absolute path of that name
+    (measured, eslint 9.39), as for the file on disk. `prettier --check` does not: given stdin it prints
+    `(stdin)` instead of `[warn] <file>` (measured, prettier 3.10), so the format check reads the saved file.
+    """
+    manager = project.package_manager or "npm"
+    rel = project_relpath(project, file)
+    if check == "lint":
+        if "lint" in project.scripts:
+            return FileScope(tool_for(project, "lint"), filter_to_file=True, stdin=False)
+        target = ("--stdin", "--stdin-filename", rel) if use_stdin else (rel,)
+        return FileScope(eslint_spec(manager, ("--format", "json", *target)), filter_to_file=False, stdin=use_stdin)
+    if check == "format":
+        # A file prettier has no parser for, or one .prettierignore (or node_modules) excludes, is not checked
+        # by `prettier --check .`: these flags make the one-file run agree (clean, exit 0) instead of exit 2.
+        flags = ("--check", "--ignore-unknown", "--no-error-on-unmatched-pattern", rel)
+        return FileScope(prettier_spec(manager, flags), filter_to_file=False, stdin=False)
+    raise ValueError(f"unknown file check {check!r} for node")
+
+
+def formatter_for(project: Project, file: Path) -> ToolSpec | None:
+    """`prettier --stdin-filepath <file>`: the formatted source on stdout, exit 0; exit 2 for a file it cannot
+    parse or has no parser for. The path picks the parser and the project's config; an ignored path comes back
+    unchanged (measured). Never `--ignore-unknown` here: with stdin it makes prettier print nothing, exit 0.
+    """
+    spec = prettier_spec(project.package_manager or "npm", ("--stdin-filepath", project_relpath(project, file)))
+    return dataclasses.replace(spec, parser="custom", finding_codes=frozenset())
+
+
+def eslint_spec(manager: str, args: tuple[str, ...]) -> ToolSpec:
+    """`npx --no-install eslint <args>`: the project's own eslint, or "not found" with how to add it."""
+    return ToolSpec(
+        check="lint",
+        tool="eslint",
+        argv=(*NPX, "eslint", *args),
+        parser="eslint",
+        kind="lint",
+        finding_codes=_ESLINT_FINDINGS,
+        install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} eslint",
+        requires=("eslint",),
+        env=_PLAIN_ENV,
+    )
+
+
+def prettier_spec(manager: str, args: tuple[str, ...]) -> ToolSpec:
+    """`npx --no-install prettier <args>` read as a format check: 1 means some file is not formatted."""
+    return ToolSpec(
+        check="format",
+        tool="prettier",
+        argv=(*NPX, "prettier", *args),
+        parser="prettier",
+        kind="format",
+        finding_codes=frozenset({1}),
+        install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} prettier",
+        requires=("prettier",),
+        env=_PLAIN_ENV,
+    )
 
 
 def script_spec(project: Project, check: CheckName, script: str) -> ToolSpec:

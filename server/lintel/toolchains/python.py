@@ -7,6 +7,7 @@ to tell a mypy project from a pyright one.
 from __future__ import annotations
 
 import configparser
+import dataclasses
 import logging
 import sys
 from collections.abc import Mapping
@@ -14,7 +15,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lintel.detect import Project
-from lintel.toolchains.base import REPORT_PLACEHOLDER, CheckName, ToolSpec, resolve_binary
+from lintel.toolchains.base import (
+    REPORT_PLACEHOLDER,
+    CheckName,
+    FileCheckName,
+    FileScope,
+    ToolSpec,
+    project_relpath,
+    resolve_binary,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -52,6 +61,12 @@ RUFF_FORMAT = ToolSpec(
     install_hint="pip install ruff",
     per_file=True,
 )
+
+# Both take file paths, so one file is checked by appending it (or `--stdin-filename <file> -`).
+_FILE_CHECKS: Mapping[FileCheckName, ToolSpec] = {"lint": RUFF_LINT, "format": RUFF_FORMAT}
+
+# What `ruff format` formats from a text buffer (notebooks reach an editor as notebook documents, not text).
+FORMATTED_SUFFIXES = frozenset({".py", ".pyi"})
 
 # Flags that only shape the output, so a project's own `pretty = true` or `show_error_context = true`
 # cannot change what the parser reads. Text rather than `--output=json`: that flag needs mypy >= 1.11,
@@ -112,6 +127,43 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
     if check == "typecheck":
         return typecheck_spec(project.root, typechecker(project.root))
     raise ValueError(f"unknown check {check!r} for python")
+
+
+def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin: bool) -> FileScope:
+    """ruff checks and format-checks single files, from disk or from stdin.
+
+    With `--stdin-filename` ruff applies the project's per-file settings and `--force-exclude` to the given
+    name, and reports it (measured, ruff 0.17): the JSON `filename` is the absolute path of that name, the
+    format diff's `---`/`+++` headers are the name as given, a parse error is `error: Failed to parse
+    <name>:line:col: ...`, all as for the file on disk; an excluded name gives `[]` or no diff, exit 0.
+    """
+    base = _FILE_CHECKS.get(check)
+    if base is None:
+        raise ValueError(f"unknown file check {check!r} for python")
+    rel = project_relpath(project, file)
+    target = ("--stdin-filename", rel, "-") if use_stdin else (rel,)
+    return FileScope(dataclasses.replace(base, argv=(*base.argv, *target)), filter_to_file=False, stdin=use_stdin)
+
+
+def formatter_for(project: Project, file: Path) -> ToolSpec | None:
+    """`ruff format -`: the formatted source on stdout, exit 0; 2 with `error: Failed to parse` on stderr.
+
+    `--stdin-filename` picks the project's settings for that path; with `--force-exclude` a file the project
+    excludes comes back unchanged (measured), as `ruff format .` would leave it. No `--no-cache`: ruff keeps
+    no cache for stdin input (measured: no `.ruff_cache` appears).
+    """
+    if file.suffix not in FORMATTED_SUFFIXES:
+        return None
+    rel = project_relpath(project, file)
+    return ToolSpec(
+        check="format",
+        tool="ruff",
+        argv=("ruff", "format", "--force-exclude", "--stdin-filename", rel, "-"),
+        parser="custom",
+        kind="format",
+        finding_codes=frozenset(),
+        install_hint=RUFF_FORMAT.install_hint,
+    )
 
 
 def typecheck_spec(root: Path, checker: TypeChecker) -> ToolSpec:

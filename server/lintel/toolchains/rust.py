@@ -4,14 +4,16 @@ cargo exits 101 for "something failed" whatever it was (a compile error, a faile
 101 is a finding code and the parsers decide: they recognise the run only when they found what failed.
 `cargo clippy` and `cargo check` exit 0 with warnings. Format uses `cargo fmt --check` rather than a bare
 `rustfmt --check`, which needs every crate root on its command line; cargo fmt finds them (lib, bins, tests).
+For one file the server runs rustfmt itself, with the edition cargo fmt would pass it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
 
 from lintel.detect import Project
-from lintel.toolchains.base import CheckName, ToolSpec
+from lintel.toolchains.base import CheckName, FileCheckName, FileScope, ToolSpec, project_relpath, read_toml
 
 INSTALL_RUST = "rustup toolchain install stable (https://rustup.rs)"
 INSTALL_CLIPPY = "rustup component add clippy"
@@ -23,6 +25,11 @@ _QUIET_ENV: Mapping[str, str] = {"CARGO_TERM_COLOR": "never"}
 _TEST_ENV: Mapping[str, str] = {"CARGO_TERM_COLOR": "never", "RUST_BACKTRACE": "0"}
 
 _CARGO_FAILED = frozenset({101})
+
+# cargo's edition for a package whose manifest names none (cargo metadata reports it, cargo fmt passes it).
+CARGO_DEFAULT_EDITION = "2015"
+# When no manifest says anything: the edition `cargo new` wrote for most code in the wild.
+FALLBACK_EDITION = "2021"
 
 
 def tool_for(project: Project, check: CheckName) -> ToolSpec:
@@ -77,3 +84,86 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
             env=_QUIET_ENV,
         )
     raise ValueError(f"unknown check {check!r} for rust")
+
+
+def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin: bool) -> FileScope:
+    """clippy on the whole crate (cargo has no per-file build), rustfmt on the file; neither from stdin.
+
+    `rustfmt --check <file>` also checks the modules the file declares (`mod shapes;` in lib.rs brings in
+    src/shapes.rs; measured, rustfmt 1.9) and reports them by absolute path, hence filter_to_file. Its
+    skip_children option is unstable. With stdin rustfmt would report `Diff in <stdin>:21:`, not the file.
+    """
+    if check == "lint":
+        return FileScope(tool_for(project, "lint"), filter_to_file=True, stdin=False)
+    if check == "format":
+        argv = ("rustfmt", "--check", "--edition", edition(project, file), "--color", "never")
+        spec = ToolSpec(
+            check="format",
+            tool="rustfmt",
+            argv=(*argv, project_relpath(project, file)),
+            parser="rustfmt",
+            kind="format",
+            finding_codes=frozenset({1}),
+            install_hint=INSTALL_RUSTFMT,
+            env=_QUIET_ENV,
+        )
+        return FileScope(spec, filter_to_file=True, stdin=False)
+    raise ValueError(f"unknown file check {check!r} for rust")
+
+
+def formatter_for(project: Project, file: Path) -> ToolSpec | None:
+    """`rustfmt --edition <ed>` with the source on stdin prints exactly the formatted source (measured: no
+    `file:` header, which `--emit stdout` adds only for files named on the command line), exit 0; exit 1 with
+    rustc's error on stderr for code that does not parse. The project's rustfmt.toml is found from the cwd,
+    the project root."""
+    if file.suffix != ".rs":
+        return None
+    return ToolSpec(
+        check="format",
+        tool="rustfmt",
+        argv=("rustfmt", "--edition", edition(project, file)),
+        parser="custom",
+        kind="format",
+        finding_codes=frozenset(),
+        install_hint=INSTALL_RUSTFMT,
+        env=_QUIET_ENV,
+    )
+
+
+def edition(project: Project, file: Path) -> str:
+    """The edition cargo fmt would give rustfmt for `file`: `package.edition` of the nearest manifest above it,
+    through `edition.workspace = true` to the workspace's `[workspace.package]`; a package without one is
+    cargo's 2015. A file outside any package (or beside a virtual manifest) takes the workspace's, else 2021.
+    """
+    # Only folders inside the project: the nearest manifest at or below its root is the file's package.
+    for parent in PurePosixPath(project_relpath(project, file)).parents:
+        folder = project.root / parent
+        manifest = read_toml(folder / "Cargo.toml")
+        if manifest is not None:
+            package = manifest.get("package")
+            if not isinstance(package, Mapping):
+                return _workspace_edition(manifest) or FALLBACK_EDITION
+            declared = package.get("edition", CARGO_DEFAULT_EDITION)
+            if isinstance(declared, str):
+                return declared
+            if isinstance(declared, Mapping) and declared.get("workspace") is True:
+                return _inherited_edition(folder) or FALLBACK_EDITION
+            return FALLBACK_EDITION
+    return FALLBACK_EDITION
+
+
+def _inherited_edition(member: Path) -> str | None:
+    """`[workspace.package] edition` of the workspace a member crate belongs to: the nearest manifest above
+    (or at) the member with a `[workspace]` table, as cargo finds it."""
+    for folder in (member, *member.parents):
+        manifest = read_toml(folder / "Cargo.toml")
+        if manifest is not None and isinstance(manifest.get("workspace"), Mapping):
+            return _workspace_edition(manifest)
+    return None
+
+
+def _workspace_edition(manifest: Mapping[str, object]) -> str | None:
+    workspace = manifest.get("workspace")
+    package = workspace.get("package") if isinstance(workspace, Mapping) else None
+    declared = package.get("edition") if isinstance(package, Mapping) else None
+    return declared if isinstance(declared, str) else None

@@ -1,0 +1,1 @@
+"""The language server: pygls wiring around the engine (checks, parsers, toolchains)."""

@@ -1,0 +1,71 @@
+"""The pygls server object and the one place features are wired together (each module has a `setup`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from lintel import __version__
+from lintel.server.notify import Notifier
+from lintel.server.session import Session
+
+log = logging.getLogger(__name__)
+
+
+class LintelProtocol(LanguageServerProtocol):
+    """pygls runs its built-in executeCommand as a generator whose user handler gets a fresh message id,
+    so `$/cancelRequest` for the editor's id never reaches the running command. This async handler runs
+    under the request's own id: cancelling it cancels the command and kills its tool."""
+
+    _server: LintelServer
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    async def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:  # type: ignore[override]
+        return await self._server.commands.execute(params)
+
+
+class LintelServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "lintel",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=LintelProtocol,
+        )
+        self.session = Session()
+        self.notifier = Notifier(self)
+        # Set by lintel.server.commands.setup; the protocol dispatches executeCommand to it.
+        self.commands: Any = None
+        self.background: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+        """A fire-and-forget task that is kept alive, logged when it fails, and cancelled at shutdown."""
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self.background.add(task)
+
+        def done(finished: asyncio.Task[Any]) -> None:
+            self.background.discard(finished)
+            if not finished.cancelled() and finished.exception() is not None:
+                log.error("background task failed", exc_info=finished.exception())
+
+        task.add_done_callback(done)
+        return task
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # Errors outside a request go to the log; a pop-up is only for what the user can act on.
+        log.error("server error (%s): %s", getattr(source, "__name__", source), error, exc_info=error)
+
+
+def create_server() -> LintelServer:
+    from lintel.server import commands, documents, lifecycle
+
+    server = LintelServer()
+    lifecycle.setup(server)
+    documents.setup(server)
+    commands.setup(server)
+    return server

@@ -1,0 +1,216 @@
+"""`workspace/executeCommand` (CONTRACT §6): lintel.runTests, typecheck, lint, format, lastTestFailures, detect.
+
+Each takes zero arguments or one object `{language?, path?, timeout?}` and returns a RunResult; failing tests
+are a result (`ok: false`), bad arguments and undetectable projects are ResponseErrors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pygls.exceptions import JsonRpcException
+
+from lintel.checks import detect_document, run_check
+from lintel.detect import DetectionError, Project, choose_project, detect, is_inside, nearest_project
+from lintel.server.documents import publish_run
+from lintel.server.session import Folder
+from lintel.toolchains import CheckName
+
+if TYPE_CHECKING:
+    from lintel.server.app import LintelServer
+
+log = logging.getLogger(__name__)
+
+INVALID_PARAMS = -32602
+REQUEST_FAILED = -32803  # LSP: the request was valid but could not be carried out
+
+RUN_TESTS = "lintel.runTests"
+TYPECHECK = "lintel.typecheck"
+LINT = "lintel.lint"
+FORMAT = "lintel.format"
+LAST_TEST_FAILURES = "lintel.lastTestFailures"
+DETECT = "lintel.detect"
+
+
+class CommandArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    language: str | None = None
+    path: str | None = None
+    timeout: float | None = Field(None, gt=0)
+
+
+def invalid(message: str) -> JsonRpcException:
+    return JsonRpcException(message=message, code=INVALID_PARAMS)
+
+
+def failed(message: str) -> JsonRpcException:
+    return JsonRpcException(message=message, code=REQUEST_FAILED)
+
+
+def parse_args(command: str, arguments: Any) -> CommandArgs:
+    values = list(arguments or [])
+    if not values:
+        return CommandArgs()
+    if len(values) > 1 or not isinstance(values[0], dict):
+        raise invalid(f"{command}: expected no argument or one object {{language?, path?, timeout?}}")
+    try:
+        return CommandArgs.model_validate(values[0])
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'argument'}: {e['msg']}" for e in exc.errors())
+        raise invalid(f"{command}: {problems}") from exc
+
+
+class Commands:
+    def __init__(self, server: LintelServer) -> None:
+        self.server = server
+        self.handlers: dict[str, Callable[[types.ExecuteCommandParams, CommandArgs], Awaitable[Any]]] = {
+            RUN_TESTS: lambda p, a: self.run(p, a, "test"),
+            TYPECHECK: lambda p, a: self.run(p, a, "typecheck"),
+            LINT: lambda p, a: self.run(p, a, "lint"),
+            FORMAT: lambda p, a: self.run(p, a, "format"),
+            LAST_TEST_FAILURES: self.last_test_failures,
+            DETECT: self.detect,
+        }
+
+    async def execute(self, params: types.ExecuteCommandParams) -> Any:
+        handler = self.handlers.get(params.command)
+        if handler is None:
+            raise invalid(f"unknown command {params.command!r}; lintel offers: {', '.join(sorted(self.handlers))}")
+        args = parse_args(params.command, params.arguments)
+        return await handler(params, args)
+
+    # -- target resolution -------------------------------------------------------------------------
+
+    def folder(self, args: CommandArgs) -> tuple[Folder, Path]:
+        """The workspace folder a command acts on and the directory inside it (path confinement)."""
+        folders = self.server.session.folders
+        if not folders:
+            raise failed("no workspace folder is open")
+        if args.path is None:
+            return folders[0], folders[0].root
+        raw = Path(args.path).expanduser()
+        candidate = raw if raw.is_absolute() else folders[0].root / raw
+        owner = self.server.session.folder_for(candidate)
+        if owner is None or not is_inside(candidate, owner.root):
+            raise invalid(f"path {args.path!r} is outside the workspace; lintel only runs inside it")
+        if not candidate.exists():
+            raise invalid(f"path {args.path!r} does not exist")
+        target = candidate.resolve()
+        return owner, target if target.is_dir() else target.parent
+
+    def project(self, args: CommandArgs) -> tuple[Folder, Project]:
+        folder, target = self.folder(args)
+        projects = detect(target)
+        if not projects and target != folder.root:
+            language = args.language.strip().lower() if args.language else None
+            near = nearest_project(target, folder.root, language)  # type: ignore[arg-type]
+            projects = [near] if near is not None else detect(folder.root)
+        try:
+            return folder, choose_project(projects, args.language)
+        except DetectionError as exc:
+            raise failed(str(exc)) from exc
+
+    # -- commands ------------------------------------------------------------------------------------
+
+    async def run(self, params: types.ExecuteCommandParams, args: CommandArgs, check: CheckName) -> Any:
+        folder, project = self.project(args)
+        if not self.server.session.trusted:
+            raise failed("this workspace is not trusted: lintel runs no tools here")
+        progress = Progress(self.server, params.work_done_token, f"lintel: {project.language} {check}")
+        await progress.begin()
+        try:
+            result = await run_check(
+                project,
+                check,
+                workspace=folder.root,
+                config=folder.config,
+                timeout=args.timeout,
+                on_start=lambda pid: progress.started(pid),
+            )
+        finally:
+            progress.end()
+        if result.status == "not_checked" and result.exit_code is None and not result.timed_out:
+            # The tool is missing or could not start: an error the user must act on (CONTRACT §5).
+            raise failed(result.reason or f"{check}: could not run")
+        channel = "test" if check == "test" else check
+        publish_run(self.server, folder, result, channel, project.root)
+        if check == "test":
+            folder.last_tests[project.language] = result
+        return result.result_json()
+
+    async def last_test_failures(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
+        folder, project = self.project(args)
+        last = folder.last_tests.get(project.language)
+        return last.result_json() if last is not None else None
+
+    async def detect(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
+        folder, target = self.folder(args)
+        return detect_document(target, folder.config)
+
+
+class Progress:
+    """Work-done progress on the client's token (if it gave one): the tool's name and elapsed time."""
+
+    def __init__(self, server: LintelServer, token: types.ProgressToken | None, title: str) -> None:
+        self.server = server
+        self.token = token
+        self.title = title
+        self.started_at = time.monotonic()
+        self._ticker: asyncio.Task[None] | None = None
+
+    async def begin(self) -> None:
+        if self.token is None:
+            return
+        self.server.work_done_progress.begin(
+            self.token, types.WorkDoneProgressBegin(title=self.title, cancellable=True, message="starting")
+        )
+        self._ticker = asyncio.ensure_future(self._tick())
+        # window/workDoneProgress/cancel from the client cancels this future: stop the run with it.
+        task = asyncio.current_task()
+        cancelled = self.server.work_done_progress.tokens.get(self.token)
+        if cancelled is not None and task is not None:
+            cancelled.add_done_callback(lambda f: task.cancel() if f.cancelled() else None)
+
+    def started(self, pid: int) -> None:
+        if self.token is not None:
+            self.server.work_done_progress.report(
+                self.token, types.WorkDoneProgressReport(message=f"running (pid {pid})")
+            )
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            elapsed = time.monotonic() - self.started_at
+            self.server.work_done_progress.report(
+                self.token,  # type: ignore[arg-type]
+                types.WorkDoneProgressReport(message=f"{elapsed:.0f}s elapsed"),
+            )
+
+    def end(self) -> None:
+        if self.token is None:
+            return
+        if self._ticker is not None:
+            self._ticker.cancel()
+        elapsed = time.monotonic() - self.started_at
+        self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=f"done in {elapsed:.1f}s"))
+
+
+def setup(server: LintelServer) -> None:
+    commands = Commands(server)
+    server.commands = commands
+
+    for name in commands.handlers:
+        # Registered with pygls only so executeCommandProvider lists them; LintelProtocol dispatches.
+        server.command(name)(_listed_only)
+
+
+async def _listed_only(*args: Any) -> None:  # pragma: no cover - never called, see LintelProtocol
+    raise RuntimeError("dispatched by LintelProtocol")

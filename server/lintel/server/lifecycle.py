@@ -1,0 +1,155 @@
+"""Initialize, configuration, workspace folders and shutdown."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from lintel.config import ConfigProblem
+from lintel.server.session import Folder, config_options
+
+if TYPE_CHECKING:
+    from lintel.server.app import LintelServer
+
+log = logging.getLogger(__name__)
+
+CONFIG_FILES = ("lintel.toml", "pyproject.toml")
+
+
+def _folder(uri: str) -> Folder | None:
+    path = to_fs_path(uri)
+    if path is None:
+        return None
+    return Folder(root=Path(path).resolve(), uri=uri)
+
+
+def _initial_folders(params: types.InitializeParams) -> list[Folder]:
+    uris: list[str] = [f.uri for f in params.workspace_folders or ()]
+    if not uris and params.root_uri:
+        uris = [params.root_uri]
+    if not uris and params.root_path:
+        uris = [Path(params.root_path).resolve().as_uri()]
+    folders = [f for f in (_folder(uri) for uri in uris) if f is not None]
+    return folders
+
+
+def _encoding(server: LintelServer) -> str:
+    negotiated = server.workspace.position_encoding
+    if negotiated is None:
+        return "utf-16"
+    return str(getattr(negotiated, "value", negotiated))
+
+
+def report_problems(server: LintelServer, folder: Folder, problems: Iterable[ConfigProblem]) -> None:
+    """A bad value: shown with its path, the default used, the server keeps running."""
+    listed = list(problems)
+    if not listed:
+        return
+    text = "; ".join(str(p) for p in listed)
+    server.notifier.once(f"config:{folder.root}:{text}", f"invalid configuration in {folder.root.name}: {text}")
+
+
+def refresh_folder(server: LintelServer, folder: Folder) -> None:
+    report_problems(server, folder, folder.refresh(config_options(server.session.init_options)))
+    languages = ", ".join(p.language for p in folder.projects) or "none"
+    server.notifier.log(f"{folder.root}: detected {languages}")
+
+
+async def pull_client_settings(server: LintelServer) -> None:
+    """workspace/configuration section `lintel`, one item per folder (highest precedence)."""
+    session = server.session
+    caps = server.client_capabilities.workspace
+    if not session.folders or caps is None or not caps.configuration:
+        return
+    items = [types.ConfigurationItem(section="lintel", scope_uri=f.uri) for f in session.folders]
+    try:
+        values = await server.workspace_configuration_async(types.ConfigurationParams(items=items))
+    except Exception as exc:  # a client that fails here still gets the other sources
+        log.warning("workspace/configuration failed: %s", exc)
+        return
+    for folder, value in zip(session.folders, values or (), strict=False):
+        folder.client_settings = value if isinstance(value, Mapping) else None
+
+
+async def reload(server: LintelServer) -> None:
+    await pull_client_settings(server)
+    server.notifier.forget("config:")
+    for folder in server.session.folders:
+        refresh_folder(server, folder)
+
+
+def setup(server: LintelServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: LintelServer, params: types.InitializeParams) -> None:
+        session = ls.session
+        options: Any = params.initialization_options
+        session.init_options = dict(options) if isinstance(options, Mapping) else None
+        session.trusted = not (isinstance(options, Mapping) and options.get("trusted") is False)
+        session.folders = _initial_folders(params)
+        for folder in session.folders:
+            folder.refresh(config_options(session.init_options))
+        text_caps = params.capabilities.text_document
+        workspace_caps = params.capabilities.workspace
+        if (
+            text_caps is not None
+            and text_caps.diagnostic is not None
+            and workspace_caps is not None
+            and workspace_caps.diagnostics is not None
+            and workspace_caps.diagnostics.refresh_support
+        ):
+            from lintel.server.documents import enable_pull
+
+            enable_pull(ls)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: LintelServer, params: types.InitializedParams) -> None:
+        session = ls.session
+        session.encoding = _encoding(ls)  # type: ignore[assignment]
+        if not session.trusted:
+            ls.notifier.once(
+                "untrusted",
+                "this workspace is not trusted: lintel runs no linter, test, validator or language server here",
+                types.MessageType.Info,
+            )
+        await reload(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: LintelServer, params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        if isinstance(settings, Mapping) and isinstance(settings.get("lintel"), Mapping):
+            # Clients that push settings (no workspace/configuration support) send them here.
+            for folder in ls.session.folders:
+                folder.client_settings = settings["lintel"]
+        await reload(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_folders(ls: LintelServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        session = ls.session
+        removed = {f.uri for f in params.event.removed}
+        session.folders = [f for f in session.folders if f.uri not in removed]
+        for added in params.event.added:
+            folder = _folder(added.uri)
+            if folder is not None:
+                session.folders.append(folder)
+        await reload(ls)
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: LintelServer, params: None) -> None:
+        await stop_everything(ls)
+
+
+async def stop_everything(server: LintelServer) -> None:
+    """Cancel every run (which kills its process group) and wait until they are gone."""
+    await server.session.scheduler.shutdown()
+    tasks = list(server.background)
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with contextlib.suppress(BaseException):
+            await task

@@ -1,0 +1,73 @@
+"""The server's state, passed to every handler: workspace folders with their projects and configuration,
+the diagnostics store, the run scheduler and what the user has been told."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lintel.checks import RunResult
+from lintel.config import ConfigProblem, LintelConfig, load_config
+from lintel.detect import Project, detect, is_inside
+from lintel.server.positions import Unit
+from lintel.server.scheduler import Scheduler
+from lintel.server.store import DiagnosticsStore
+
+log = logging.getLogger(__name__)
+
+# initializationOptions keys that are not configuration.
+_NOT_CONFIG = ("trusted",)
+
+
+@dataclass
+class Folder:
+    """One workspace folder: detected on its own (multi-root), with its own configuration."""
+
+    root: Path
+    uri: str
+    config: LintelConfig = field(default_factory=LintelConfig)
+    projects: list[Project] = field(default_factory=list)
+    client_settings: Mapping[str, Any] | None = None  # from workspace/configuration, scoped to this folder
+    last_tests: dict[str, RunResult] = field(default_factory=dict)  # language -> last runTests result
+
+    def refresh(self, init_options: Mapping[str, Any] | None) -> list[ConfigProblem]:
+        """Re-read markers and configuration (defaults < files < initializationOptions < client settings)."""
+        self.projects = detect(self.root)
+        loaded = load_config(
+            self.root,
+            ("initializationOptions", init_options),
+            ("workspace/configuration", self.client_settings),
+        )
+        self.config = loaded.config
+        return loaded.problems
+
+
+def config_options(init_options: Any) -> dict[str, Any] | None:
+    """The configuration part of initializationOptions (a `settings` key or the object itself)."""
+    if not isinstance(init_options, Mapping):
+        return None
+    settings = init_options.get("settings", init_options)
+    if not isinstance(settings, Mapping):
+        return None
+    return {k: v for k, v in settings.items() if k not in _NOT_CONFIG}
+
+
+@dataclass
+class Session:
+    folders: list[Folder] = field(default_factory=list)
+    trusted: bool = True
+    init_options: dict[str, Any] | None = None
+    encoding: Unit = "utf-16"
+    pull: bool = False  # diagnostics are pulled by the client (textDocument/diagnostic) instead of pushed
+    store: DiagnosticsStore = field(default_factory=DiagnosticsStore)
+    scheduler: Scheduler = field(default_factory=Scheduler)
+    # Document versions seen, so diagnostics are published against the version they describe.
+    versions: dict[str, int | None] = field(default_factory=dict)
+
+    def folder_for(self, path: Path) -> Folder | None:
+        """The innermost workspace folder that holds `path` (after symlinks)."""
+        holders = [f for f in self.folders if is_inside(path, f.root)]
+        return max(holders, key=lambda f: len(f.root.parts), default=None)
