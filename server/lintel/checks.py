@@ -245,10 +245,11 @@ async def run_file_check(
     text: str | None = None,
     timeout: float | None = None,
     on_start: Callable[[int], None] | None = None,
-) -> RunResult:
+    require_stdin: bool = False,
+) -> RunResult | None:
     """`check` scoped to one file (CONTRACT §6): on the file where the tool allows it, else on its package,
     crate or project keeping only that file's findings. With `text`, the unsaved content goes on stdin
-    when the tool reads stdin; `result.reason` says so when it cannot (the saved file was checked)."""
+    when the tool reads stdin; with `require_stdin` a tool that cannot read it is not run (None)."""
     workspace = workspace.resolve()
     settings = config.languages.get(project.language)
     override = settings.argv_for(check)
@@ -256,6 +257,8 @@ async def run_file_check(
         scope = FileScope(spec=override_argv(tool_for(project, check), override), filter_to_file=True, stdin=False)
     else:
         scope = file_scope(project, check, file, use_stdin=text is not None)
+    if require_stdin and not scope.stdin:
+        return None  # the tool cannot see unsaved text: checking the saved file would describe other content
     result = await run_planned(
         plan_spec(project, scope.spec, config, workspace),
         workspace=workspace,

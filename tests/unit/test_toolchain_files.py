@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from lintel.detect import Project
 from lintel.parsers import is_known_parser
-from lintel.toolchains import FileScope, file_scope, formatter_for, project_relpath, tool_for
+from lintel.toolchains import FileCheckName, FileScope, file_scope, formatter_for, project_relpath, tool_for
 from lintel.toolchains import rust as rust_toolchain
 
 ROOT = Path("/ws")
@@ -51,9 +51,9 @@ GOLANGCI = (
         ("format", True, (*RUFF_FORMAT, "--stdin-filename", "src/pkg/mod.py", "-")),
     ],
 )
-def test_python_checks_the_file_itself(check: str, use_stdin: bool, argv: tuple[str, ...]) -> None:
-    scope = file_scope(PYTHON, check, ROOT / "src" / "pkg" / "mod.py", use_stdin=use_stdin)  # type: ignore[arg-type]
-    assert scope == FileScope(dataclasses.replace(tool_for(PYTHON, check), argv=argv), False, use_stdin)  # type: ignore[arg-type]
+def test_python_checks_the_file_itself(check: FileCheckName, use_stdin: bool, argv: tuple[str, ...]) -> None:
+    scope = file_scope(PYTHON, check, ROOT / "src" / "pkg" / "mod.py", use_stdin=use_stdin)
+    assert scope == FileScope(dataclasses.replace(tool_for(PYTHON, check), argv=argv), False, use_stdin)
 
 
 def test_python_formatter_reads_stdin_with_the_files_settings() -> None:
@@ -163,9 +163,7 @@ def test_rust_lint_is_the_crate_wide_clippy_run_filtered(use_stdin: bool) -> Non
 
 
 @pytest.mark.parametrize("use_stdin", [False, True])
-def test_rust_format_check_runs_rustfmt_on_the_file_with_the_manifests_edition(
-    tmp_path: Path, use_stdin: bool
-) -> None:
+def test_rust_format_check_runs_rustfmt_on_the_file_with_the_manifests_edition(tmp_path: Path, use_stdin: bool) -> None:
     write(tmp_path / "Cargo.toml", '[package]\nname = "x"\nversion = "0.1.0"\nedition = "2024"\n')
     project = Project(language="rust", root=tmp_path, markers=("Cargo.toml",))
     scope = file_scope(project, "format", tmp_path / "src" / "lib.rs", use_stdin=use_stdin)
@@ -244,12 +242,12 @@ def test_rust_edition_ignores_manifests_above_the_project(tmp_path: Path) -> Non
 @pytest.mark.parametrize("project", ALL, ids=lambda p: f"{p.language}{'-script' if p.scripts else ''}")
 @pytest.mark.parametrize("check", ["lint", "format"])
 @pytest.mark.parametrize("use_stdin", [False, True])
-def test_scopes_are_the_checks_own_kind_and_parser(project: Project, check: str, use_stdin: bool) -> None:
-    scope = file_scope(project, check, ROOT / "src" / "x", use_stdin=use_stdin)  # type: ignore[arg-type]
+def test_scopes_are_the_checks_own_kind_and_parser(project: Project, check: FileCheckName, use_stdin: bool) -> None:
+    scope = file_scope(project, check, ROOT / "src" / "x", use_stdin=use_stdin)
     assert scope.spec.check == check
     assert scope.spec.kind == check
     assert is_known_parser(scope.spec.parser)
-    assert scope.spec.parser == tool_for(project, check).parser  # type: ignore[arg-type]
+    assert scope.spec.parser == tool_for(project, check).parser
     # Only tools that read stdin say so, and only when asked.
     assert not scope.stdin or use_stdin
 
@@ -299,5 +297,5 @@ def test_relpath_through_a_symlink_to_the_resolved_root(tmp_path: Path) -> None:
 
 
 def test_relpath_refuses_files_outside_the_project() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="elsewhere"):
         project_relpath(PYTHON, Path("/elsewhere/a.py"))

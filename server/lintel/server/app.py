@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, Protocol
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -29,6 +29,13 @@ class LintelProtocol(LanguageServerProtocol):
         return await self._server.commands.execute(params)
 
 
+class DocumentListener(Protocol):
+    async def did_open(self, params: types.DidOpenTextDocumentParams) -> None: ...
+    async def did_change(self, params: types.DidChangeTextDocumentParams) -> None: ...
+    async def did_save(self, params: types.DidSaveTextDocumentParams) -> None: ...
+    async def did_close(self, params: types.DidCloseTextDocumentParams) -> None: ...
+
+
 class LintelServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
@@ -42,6 +49,9 @@ class LintelServer(LanguageServer):
         # Set by lintel.server.commands.setup; the protocol dispatches executeCommand to it.
         self.commands: Any = None
         self.background: set[asyncio.Task[Any]] = set()
+        # Other features that need document sync (the language-server proxy) subscribe here: pygls allows
+        # one handler per method, and documents.py owns didOpen/didChange/didSave/didClose.
+        self.document_listeners: list[DocumentListener] = []
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         """A fire-and-forget task that is kept alive, logged when it fails, and cancelled at shutdown."""

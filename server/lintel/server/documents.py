@@ -127,7 +127,13 @@ async def check_file(server: LintelServer, uri: str, check: FileCheck, use_buffe
     folder, project, path = located
     document = server.workspace.text_documents.get(uri)
     text = document.source if use_buffer and document is not None else None
-    result = await run_file_check(project, check, path, workspace=folder.root, config=folder.config, text=text)
+    if text is None and not path.is_file():
+        return  # an unsaved buffer: nothing on disk to check until it is saved
+    result = await run_file_check(
+        project, check, path, workspace=folder.root, config=folder.config, text=text, require_stdin=use_buffer
+    )
+    if result is None:
+        return
     if result.status == "not_checked":
         tell_not_checked(server, result)
         return
@@ -154,15 +160,19 @@ def _folder(server: LintelServer, uri: str) -> Folder | None:
 
 def setup(server: LintelServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: LintelServer, params: types.DidOpenTextDocumentParams) -> None:
+    async def did_open(ls: LintelServer, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
+        for listener in ls.document_listeners:
+            await listener.did_open(params)
         folder = _folder(ls, uri)
         if folder is not None and folder.config.editor.lint_on_open:
             schedule(ls, uri, "lint", use_buffer=False, delay_ms=0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: LintelServer, params: types.DidChangeTextDocumentParams) -> None:
+    async def did_change(ls: LintelServer, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
+        for listener in ls.document_listeners:
+            await listener.did_change(params)
         folder = _folder(ls, uri)
         if folder is None or not folder.config.editor.lint_on_change:
             return
@@ -171,6 +181,8 @@ def setup(server: LintelServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: LintelServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
+        for listener in ls.document_listeners:
+            await listener.did_save(params)
         path = _path(uri)
         if path is not None and path.name in ("lintel.toml", "pyproject.toml"):
             from lintel.server.lifecycle import reload
@@ -186,8 +198,10 @@ def setup(server: LintelServer) -> None:
             schedule(ls, uri, "format", use_buffer=False, delay_ms=0, busy_delay_ms=editor.save_debounce_ms)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: LintelServer, params: types.DidCloseTextDocumentParams) -> None:
+    async def did_close(ls: LintelServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
+        for listener in ls.document_listeners:
+            await listener.did_close(params)
         # Runs on the buffer are moot now; diagnostics stay (the file on disk still has them).
         ls.session.scheduler.cancel((uri, "lint"))
 

@@ -1,0 +1,317 @@
+"""End-to-end harness: `lintel serve` driven by a pytest-lsp client, on copies of the fixture workspaces.
+
+Each test gets a fresh server (`lsp`), run once with VS Code's and once with Neovim's capabilities
+(`client_name`), and starts a session with `start(...)`, which copies the named fixture workspaces into
+tmp_path and initializes the server on them. `Editor` holds what a test does with the session: open,
+change+save, wait for diagnostics, execute commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+from tests.helpers import WORKSPACES, tool_path
+
+SERVER_COMMAND = [sys.executable, "-m", "lintel", "serve"]
+CLIENTS = ("visual-studio-code", "neovim")
+# Generous: a cold cargo or go build on a busy 2-core machine. Never an assertion on speed.
+DIAGNOSTICS_TIMEOUT = 120.0
+COMMAND_TIMEOUT = 300.0
+# Caches a copy should not carry (ruff's is keyed by path anyway); mypy's is kept: it is valid for the copy
+# (copytree keeps mtimes) and saves a cold mypy run per test.
+_NOT_COPIED = shutil.ignore_patterns("target", "node_modules", ".ruff_cache", ".pytest_cache")
+
+Predicate = Callable[[Sequence[types.Diagnostic]], bool]
+
+
+class RecordingClient(LanguageClient):
+    """pytest-lsp's client, also keeping every publishDiagnostics (not only the latest per uri) and the
+    server's registrations."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.published: list[types.PublishDiagnosticsParams] = []
+        self.registrations: list[types.Registration] = []
+
+
+def _record_diagnostics(client: RecordingClient, params: types.PublishDiagnosticsParams) -> None:
+    client.diagnostics[params.uri] = params.diagnostics
+    client.published.append(params)
+
+
+def _register_capability(client: RecordingClient, params: types.RegistrationParams) -> None:
+    # Without a handler the server's request gets -32601 and pytest-lsp fails the test (PYGLS_NOTES §4).
+    client.registrations.extend(params.registrations)
+
+
+def _unregister_capability(client: RecordingClient, params: types.UnregistrationParams) -> None:
+    return None
+
+
+def make_client() -> RecordingClient:
+    client = RecordingClient(converter_factory=default_converter)
+    register_lsp_features(
+        client,
+        {
+            **DEFAULT_CLIENT_FEATURES,
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _record_diagnostics,
+            types.CLIENT_REGISTER_CAPABILITY: _register_capability,
+            types.CLIENT_UNREGISTER_CAPABILITY: _unregister_capability,
+        },
+    )
+    return client
+
+
+# -- workspaces -------------------------------------------------------------------------------------------
+
+
+def copy_workspace(name: str, dest: Path) -> Path:
+    """A private copy of tests/workspaces/<name>; node_modules are symlinked back so eslint and tsc resolve."""
+    source = WORKSPACES / name
+    shutil.copytree(source, dest, symlinks=True, ignore=_NOT_COPIED)
+    for modules in _node_modules_dirs(source):
+        (dest / modules.relative_to(source)).symlink_to(modules, target_is_directory=True)
+    return dest
+
+
+def _node_modules_dirs(root: Path) -> Iterable[Path]:
+    for current, dirs, _ in os.walk(root):
+        if "node_modules" in dirs:
+            yield Path(current) / "node_modules"
+        dirs[:] = [d for d in dirs if d not in ("node_modules", "target", ".git")]
+
+
+def tool_env(cargo_target_dir: Path) -> dict[str, str]:
+    """The environment of the server (and of tools run by hand for comparison): the dev tools on PATH, one
+    cargo target dir for the whole session, nothing of the outer pytest run."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
+    env["PATH"] = tool_path()
+    env["CARGO_TARGET_DIR"] = str(cargo_target_dir)
+    return env
+
+
+# -- positions --------------------------------------------------------------------------------------------
+
+
+def column_in(text: str, characters: int, encoding: str) -> int:
+    """The first `characters` code points of `text`, counted in the LSP position encoding."""
+    prefix = text[:characters]
+    if encoding == "utf-8":
+        return len(prefix.encode("utf-8"))
+    if encoding == "utf-16":
+        return len(prefix.encode("utf-16-le")) // 2
+    return len(prefix)
+
+
+# -- the session ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Editor:
+    """An initialized session: the client, the workspace roots and the negotiated position encoding."""
+
+    client: RecordingClient
+    roots: list[Path]
+    result: types.InitializeResult
+    versions: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return self.roots[0]
+
+    @property
+    def encoding(self) -> str:
+        negotiated = self.result.capabilities.position_encoding
+        return str(getattr(negotiated, "value", negotiated or "utf-16"))
+
+    @property
+    def messages(self) -> list[str]:
+        """window/showMessage texts, in order."""
+        return [m.message for m in self.client.messages]
+
+    def path(self, relative: str | Path, root: Path | None = None) -> Path:
+        return (root or self.root) / relative
+
+    def uri(self, relative: str | Path, root: Path | None = None) -> str:
+        return self.path(relative, root).as_uri()
+
+    def diagnostics(self, uri: str, source: str | None = None) -> list[types.Diagnostic]:
+        found = list(self.client.diagnostics.get(uri, ()))
+        return [d for d in found if source is None or d.source == source]
+
+    def open(self, relative: str | Path, root: Path | None = None) -> str:
+        path = self.path(relative, root)
+        uri = path.as_uri()
+        self.versions[uri] = 1
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id=_language_id(path), version=1, text=path.read_text(encoding="utf-8")
+                )
+            )
+        )
+        return uri
+
+    def save(self, uri: str, text: str) -> None:
+        """What an editor does on save: the buffer changes (full text), the file is written, didSave."""
+        path = Path(uri.removeprefix("file://"))
+        version = self.versions.get(uri, 1) + 1
+        self.versions[uri] = version
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+        path.write_text(text, encoding="utf-8")
+        self.client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+
+    async def wait_for_diagnostics(
+        self, uri: str, predicate: Predicate, timeout: float = DIAGNOSTICS_TIMEOUT
+    ) -> list[types.Diagnostic]:
+        """Poll the latest published diagnostics of `uri` until `predicate` holds; fail with what was there."""
+        deadline = time.monotonic() + timeout
+        while True:
+            current = self.client.diagnostics.get(uri)
+            if current is not None and predicate(current):
+                return list(current)
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"diagnostics of {uri} never matched within {timeout:g}s; last published: {current!r}; "
+                    f"messages: {self.messages}"
+                )
+            await asyncio.sleep(0.05)
+
+    async def wait_for_message(self, contains: str, timeout: float = DIAGNOSTICS_TIMEOUT) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            matching = [m for m in self.messages if contains in m]
+            if matching:
+                return matching[0]
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no window/showMessage containing {contains!r}; got: {self.messages}")
+            await asyncio.sleep(0.05)
+
+    async def execute(
+        self,
+        command: str,
+        *arguments: Any,
+        token: types.ProgressToken | None = None,
+        timeout: float = COMMAND_TIMEOUT,
+    ) -> Any:
+        params = types.ExecuteCommandParams(command=command, arguments=list(arguments), work_done_token=token)
+        return await asyncio.wait_for(self.client.workspace_execute_command_async(params), timeout)
+
+    def send_command(self, command: str, *arguments: Any, msg_id: str | None = None) -> tuple[str, asyncio.Task[Any]]:
+        """Send executeCommand under a known message id (so it can be cancelled) as a task."""
+        msg_id = msg_id or f"e2e-{uuid.uuid4()}"
+        params = types.ExecuteCommandParams(command=command, arguments=list(arguments))
+        request = self.client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND, params, msg_id=msg_id)
+        return msg_id, asyncio.ensure_future(request)
+
+    async def alive(self) -> None:
+        """The server still answers a command (after bad input, say)."""
+        detected = await self.execute("lintel.detect", timeout=30)
+        assert detected["version"] == 1 and detected["projects"], detected
+
+
+def _language_id(path: Path) -> str:
+    return {
+        ".py": "python",
+        ".js": "javascript",
+        ".ts": "typescript",
+        ".go": "go",
+        ".rs": "rust",
+    }.get(path.suffix, "plaintext")
+
+
+def pull_capabilities() -> types.ClientCapabilities:
+    """Neovim's capabilities plus what makes lintel serve pull diagnostics: textDocument.diagnostic and
+    workspace.diagnostics.refreshSupport."""
+    caps = client_capabilities("neovim")
+    assert caps.workspace is not None and caps.text_document is not None
+    caps.text_document.diagnostic = types.DiagnosticClientCapabilities(dynamic_registration=False)
+    caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    return caps
+
+
+Start = Callable[..., Awaitable[Editor]]
+
+
+# -- fixtures ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def cargo_target_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One target dir for every rust copy: the crate is rebuilt only when its content changes."""
+    return tmp_path_factory.mktemp("cargo-target")
+
+
+@pytest.fixture
+def server_env(cargo_target_dir: Path) -> dict[str, str]:
+    return tool_env(cargo_target_dir)
+
+
+@pytest.fixture(params=CLIENTS)
+def client_name(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    return name
+
+
+@pytest_asyncio.fixture
+async def lsp(server_env: dict[str, str]) -> AsyncIterator[RecordingClient]:
+    """A running `lintel serve`, not yet initialized; shut down (if it still runs) after the test."""
+    config = ClientServerConfig(server_command=SERVER_COMMAND, server_env=server_env, client_factory=make_client)
+    client = await config.start()
+    assert isinstance(client, RecordingClient)
+    yield client
+    server = client._server
+    if server is not None and server.returncode is None and client.capabilities is not None:
+        try:
+            await asyncio.wait_for(client.shutdown_session(), 30)
+        except (TimeoutError, asyncio.TimeoutError):
+            server.kill()
+    if server is not None and server.returncode is None:
+        server.kill()
+    await client.stop()
+
+
+@pytest.fixture
+def start(lsp: RecordingClient, client_name: str, tmp_path: Path) -> Start:
+    """`await start("python", "node", init_options=..., capabilities=...)`: copy the workspaces, initialize."""
+
+    async def start_session(
+        *workspaces: str,
+        init_options: Mapping[str, Any] | None = None,
+        capabilities: types.ClientCapabilities | None = None,
+        roots: Sequence[Path] | None = None,
+    ) -> Editor:
+        folders = list(roots or ())
+        for name in workspaces:
+            folders.append(copy_workspace(name, tmp_path / name))
+        params = types.InitializeParams(
+            capabilities=capabilities or client_capabilities(client_name),
+            root_uri=folders[0].as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders],
+            initialization_options=dict(init_options) if init_options is not None else None,
+        )
+        result = await asyncio.wait_for(lsp.initialize_session(params), 60)
+        return Editor(client=lsp, roots=folders, result=result)
+
+    return start_session

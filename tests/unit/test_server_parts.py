@@ -1,0 +1,120 @@
+"""Pure pieces of the server: column conversion, Issue -> Diagnostic, the diagnostics store, the scheduler."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from lintel.issues import make_issue
+from lintel.server.convert import issue_to_diagnostic, unit_for
+from lintel.server.positions import convert_column
+from lintel.server.scheduler import Scheduler
+from lintel.server.store import DiagnosticsStore
+from lsprotocol import types
+
+LINE = 'price = "café" if x == None else 1  # 😀 y'
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "column0", "expected"),
+    [
+        ("utf-32", "utf-16", LINE.index("x"), LINE.index("x")),  # BMP text: same count
+        ("utf-32", "utf-8", LINE.index("x"), LINE.index("x") + 1),  # é is two bytes
+        ("utf-8", "utf-32", len(LINE[: LINE.index("x")].encode()), LINE.index("x")),
+        ("utf-32", "utf-16", LINE.index("y"), LINE.index("y") + 1),  # the emoji is two UTF-16 units
+        ("utf-16", "utf-8", LINE.index("y") + 1, len(LINE[: LINE.index("y")].encode())),
+        ("utf-32", "utf-16", 0, 0),
+    ],
+)
+def test_convert_column(source: str, target: str, column0: int, expected: int) -> None:
+    assert convert_column(LINE, column0, source, target) == expected  # type: ignore[arg-type]
+
+
+def test_convert_column_past_line_end_and_unknown_line() -> None:
+    assert convert_column("abc", 4, "utf-8", "utf-16") == 4
+    assert convert_column(None, 7, "utf-8", "utf-16") == 7
+
+
+def test_issue_to_diagnostic_converts_to_zero_based_and_encoding() -> None:
+    col = len(LINE[: LINE.index("x")].encode()) + 1  # go tools print byte columns, 1-based
+    issue = make_issue(
+        kind="lint", message="m", source="golangci-lint", file="a.go", line=3, column=col, rule="errcheck"
+    )
+    lines = {2: LINE}
+    diag = issue_to_diagnostic(issue, lines.get, tool_unit=unit_for(issue.source), encoding="utf-16")
+    assert diag.range.start == types.Position(line=2, character=LINE.index("x"))
+    assert diag.source == "golangci-lint"
+    assert diag.code == "errcheck"
+    assert diag.severity == types.DiagnosticSeverity.Error
+    assert diag.data == {"signature": issue.signature, "fingerprint": issue.fingerprint, "kind": "lint"}
+
+
+def test_issue_without_column_spans_the_line() -> None:
+    issue = make_issue(kind="format", message="not formatted", source="gofmt", file="a.go", line=1)
+    diag = issue_to_diagnostic(issue, {0: "package main"}.get)
+    assert (diag.range.start.character, diag.range.end.character) == (0, len("package main"))
+
+
+def diagnostic(message: str) -> types.Diagnostic:
+    zero = types.Position(line=0, character=0)
+    return types.Diagnostic(range=types.Range(start=zero, end=zero), message=message)
+
+
+def test_store_merges_channels_and_replaces_one() -> None:
+    store = DiagnosticsStore()
+    store.put("a", "lint", [diagnostic("l1")])
+    store.put("a", "typecheck", [diagnostic("t1")])
+    assert [d.message for d in store.merged("a")] == ["l1", "t1"]
+    assert store.put("a", "lint", [diagnostic("l2")])
+    assert [d.message for d in store.merged("a")] == ["l2", "t1"]
+    assert not store.put("a", "lint", [diagnostic("l2")])  # unchanged
+
+
+def test_project_run_clears_files_that_became_clean() -> None:
+    store = DiagnosticsStore()
+    store.put("a", "typecheck", [diagnostic("t")])
+    store.put("b", "typecheck", [diagnostic("t")])
+    store.put("b", "lint", [diagnostic("l")])
+    changed = store.replace_channel("typecheck", {"a": [diagnostic("t2")]})
+    assert changed == {"a", "b"}
+    assert [d.message for d in store.merged("b")] == ["l"]  # lint survives
+    assert store.uris_with("typecheck") == {"a"}
+
+
+async def test_scheduler_supersedes_and_collapses_a_storm() -> None:
+    scheduler = Scheduler()
+    ran: list[int] = []
+    cancelled: list[int] = []
+
+    def job(n: int):  # type: ignore[no-untyped-def]
+        async def run() -> None:
+            try:
+                await asyncio.sleep(0.05)
+                ran.append(n)
+            except asyncio.CancelledError:
+                cancelled.append(n)
+                raise
+
+        return run
+
+    for n in range(50):
+        scheduler.submit("k", job(n), busy_delay=0.05)
+        await asyncio.sleep(0.005)
+    await asyncio.sleep(0.3)
+    assert ran == [49]
+    assert scheduler.started <= 3
+    assert cancelled  # the first run was started and then superseded
+
+
+async def test_scheduler_shutdown_cancels_running() -> None:
+    scheduler = Scheduler()
+    started = asyncio.Event()
+
+    async def forever() -> None:
+        started.set()
+        await asyncio.sleep(60)
+
+    task = scheduler.submit("k", forever)
+    await started.wait()
+    await scheduler.shutdown()
+    assert task.cancelled()
