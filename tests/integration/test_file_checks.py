@@ -34,6 +34,20 @@ POLYGLOT = WORKSPACES / "polyglot"
 
 Keys = set[tuple[Any, ...]]
 
+# The fixture files with deliberate findings per (fixture, check); the others must come out clean, so a scope
+# that silently checked nothing could not pass by matching an empty project run.
+WITH_FINDINGS: dict[tuple[str, str], set[str]] = {
+    ("python", "lint"): {"src/inventory/models.py", "src/inventory/pricing.py", "tests/test_pricing.py"},
+    ("python", "format"): {"src/inventory/report.py"},
+    ("node", "lint"): {"src/util.js", "src/api.ts"},
+    ("node", "format"): {"src/messy.js"},
+    ("go", "lint"): {"greet.go", "store.go", "sub/calc.go"},
+    ("go", "format"): {"double.go"},
+    ("rust", "lint"): {"src/lib.rs", "src/shapes.rs", "src/main.rs"},
+    ("rust", "format"): {"src/shapes.rs", "src/main.rs", "tests/integration.rs"},
+    ("polyglot", "lint"): {"ui/cart.js"},
+}
+
 
 # --------------------------------------------------------------------------------------------- helpers
 
@@ -88,6 +102,8 @@ def run_file_scope(workspace: Path, language: str, check: FileCheckName, rel: st
     mine = [i for i in parsed.issues if i.file == wanted]
     if not scope.filter_to_file:
         assert mine == list(parsed.issues), "a one-file run reported other files"
+    if workspace.parent == WORKSPACES and text is None:
+        assert bool(mine) == (rel in WITH_FINDINGS[(workspace.name, check)]), [(i.line, i.rule) for i in mine]
     return Run(proc, mine, list(parsed.issues))
 
 

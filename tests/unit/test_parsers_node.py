@@ -604,3 +604,18 @@ def test_any_json_shape_never_raises(value: object) -> None:
         text = json.dumps(document, default=str)
         for parse in PARSERS:
             parse(ToolOutput(text, "", 1), CTX)
+
+
+def test_eslint_ignored_file_notice_is_not_a_finding() -> None:
+    from lintel.issues import ParseContext
+    from lintel.parsers.base import ToolOutput
+    from lintel.parsers.node import parse_eslint
+
+    report = (
+        '[{"filePath":"/w/package.json","messages":[{"ruleId":null,"severity":1,'
+        '"message":"File ignored because no matching configuration was supplied."}],'
+        '"errorCount":0,"warningCount":1}]'
+    )
+    result = parse_eslint(ToolOutput(report, "", 0), ParseContext(cwd="/w", root="/w"))
+    assert result.recognized
+    assert result.issues == []

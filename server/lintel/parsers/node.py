@@ -128,6 +128,13 @@ def parse_eslint(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     return ParseResult(issues=_eslint_issues(found.document.value, ctx), recognized=True)
 
 
+def _is_ignored_notice(message: Mapping[str, Any]) -> bool:
+    """eslint's note for a file named on its command line that its config ignores ("File ignored because of
+    a matching ignore pattern…", "File ignored by default…"): not a finding, and `eslint .` never says it."""
+    text = str(message.get("message") or "")
+    return message.get("ruleId") is None and not message.get("fatal") and text.startswith("File ignored")
+
+
 def _eslint_issues(report: Sequence[Mapping[str, Any]], ctx: ParseContext) -> list[Issue]:
     issues: list[Issue] = []
     for result in report:
@@ -137,6 +144,8 @@ def _eslint_issues(report: Sequence[Mapping[str, Any]], ctx: ParseContext) -> li
                 continue
             fatal = bool(message.get("fatal"))
             rule = message.get("ruleId")
+            if _is_ignored_notice(message):
+                continue
             issues.append(
                 make_issue(
                     kind="lint",
