@@ -53,8 +53,8 @@ _REASON_CHARS = 600
 class RunResult:
     """One check's outcome: CONTRACT §6 RunResult plus the status/reason of the `check` JSON runs."""
 
-    language: str
-    check: CheckName
+    language: str | None  # None for a validator, which belongs to no language
+    check: str  # a CheckName, or "validators"
     tool: str
     argv: list[str]
     cwd: Path

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any, NoReturn, cast
 
 from lintel import __version__
-from lintel.checks import dedupe_issues, detect_document, run_checks, sort_issues
-from lintel.config import LintelConfig, load_config
+from lintel.baseline import load_baseline
+from lintel.checks import RunResult, Status, dedupe_issues, detect_document, run_checks, sort_issues
+from lintel.config import LintelConfig, ValidatorConfig, load_config
 from lintel.detect import DetectionError, Project, detect, normalize_language, select_projects
 from lintel.issues import Severity
 from lintel.report import RENDERERS, CheckReport
 from lintel.toolchains import CHECKS, CheckName
+from lintel.validators import ValidateResult, run_validators
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -48,12 +50,17 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("path", nargs="?", default=".", help="workspace root (default: .)")
     check.add_argument(
         "--only",
-        default=DEFAULT_ONLY,
-        help=f"comma-separated checks: {','.join(ONLY_CHOICES)} (default: {DEFAULT_ONLY})",
+        default=None,
+        help=f"comma-separated checks: {','.join(ONLY_CHOICES)} "
+        f"(default: {DEFAULT_ONLY}, plus validators when configured)",
     )
     check.add_argument("--language", help="check only this project type (go, rust, node, python)")
     check.add_argument("--format", dest="fmt", default="text", choices=sorted(RENDERERS), help="output format")
-    check.add_argument("--output", help="also write the report to this file")
+    check.add_argument("--output", help="write the report (in --format) to this file and print text on stdout")
+    check.add_argument(
+        "--baseline", help="report only issues whose fingerprint is not in this lintel JSON or SARIF report"
+    )
+    check.add_argument("--write-baseline", help="record the current issues (lintel JSON) as a baseline file")
     check.add_argument(
         "--fail-level",
         default="error",
@@ -118,35 +125,86 @@ def _progress(quiet: bool) -> tuple[Any, Any]:
     return begin, done
 
 
+def _validator_run(result: ValidateResult, root: Path) -> RunResult:
+    """A validator's outcome as a `runs[]` entry beside the checks."""
+    if result.timed_out or result.exit_code is None:
+        status: Status = "not_checked"
+    else:
+        status = "clean" if result.ok and not result.issues else "findings"
+    return RunResult(
+        language=None,
+        check="validators",
+        tool=result.id,
+        argv=["/bin/sh", "-c", result.command],
+        cwd=root,
+        status=status,
+        reason=None if status != "not_checked" else (result.issues[-1].message if result.issues else "did not run"),
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        duration_ms=result.duration_ms,
+        output=result.raw_output,
+        issues=result.issues,
+    )
+
+
+async def _run_everything(
+    projects: list[Project],
+    checks: list[CheckName],
+    validators: list[ValidatorConfig],
+    root: Path,
+    config: LintelConfig,
+    args: argparse.Namespace,
+) -> list[RunResult]:
+    begin, done = _progress(args.quiet)
+    check_runs = run_checks(
+        projects, checks, workspace=root, config=config, timeout=args.timeout, on_begin=begin, on_done=done
+    )
+
+    def validator_done(result: ValidateResult) -> None:
+        done(_validator_run(result, root))
+
+    validator_runs = run_validators(validators, root, concurrency=config.validator_concurrency, on_done=validator_done)
+    ran, validated = await asyncio.gather(check_runs, validator_runs)
+    return [*ran, *(_validator_run(v, root) for v in validated)]
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     root = _workspace(args.path)
-    only = parse_only(args.only)
     config = _config(root)
-    try:
-        projects = select_projects(detect(root), args.language)
-    except DetectionError as exc:
-        raise UsageError(str(exc)) from exc
+    only = parse_only(args.only if args.only is not None else DEFAULT_ONLY)
+    if args.only is None and config.validators:
+        only.append("validators")  # configured validators are part of the default set
+    validators = list(config.validators) if "validators" in only else []
+    if "validators" in only and not validators:
+        print("lintel: --only validators: no validators configured", file=sys.stderr)
     checks = [c for c in CHECKS if c in only]
-    if "validators" in only and checks == []:
-        print("lintel: no validators configured", file=sys.stderr)
-    begin, done = _progress(args.quiet)
-    runs = asyncio.run(
-        run_checks(
-            projects,
-            checks,
-            workspace=root,
-            config=config,
-            timeout=args.timeout,
-            on_begin=begin,
-            on_done=done,
-        )
-    )
+    try:
+        projects = select_projects(detect(root), args.language) if checks else []
+    except DetectionError as exc:
+        if validators and args.language is None:
+            projects = []  # a workspace without markers can still run its validators
+        else:
+            raise UsageError(str(exc)) from exc
+    baseline = load_baseline(Path(args.baseline)) if args.baseline else None
+
+    runs = asyncio.run(_run_everything(projects, checks if projects else [], validators, root, config, args))
     issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
+    if args.write_baseline:
+        everything = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
+        Path(args.write_baseline).write_text(RENDERERS["json"](everything), encoding="utf-8")
+        print(f"lintel: wrote a baseline of {len(issues)} issues to {args.write_baseline}", file=sys.stderr)
+    if baseline is not None:
+        known = len(issues)
+        issues = baseline.new_issues(issues)
+        print(f"lintel: {known - len(issues)} issues are in the baseline, {len(issues)} are new", file=sys.stderr)
     report = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
     rendered = RENDERERS[args.fmt](report)
-    sys.stdout.write(rendered)
     if args.output:
+        # One run, two audiences: the chosen format to the file, readable text on stdout.
         Path(args.output).write_text(rendered, encoding="utf-8")
+        sys.stdout.write(RENDERERS["text"](report))
+    else:
+        sys.stdout.write(rendered)
     return report.exit_code(cast(Severity, args.fail_level))
 
 

@@ -6,6 +6,7 @@ falls back to its default; the rest of the configuration still applies.
 
 from __future__ import annotations
 
+import copy
 import logging
 import sys
 from collections.abc import Mapping
@@ -90,10 +91,33 @@ class EditorSettings(_Model):
     forward_server_diagnostics: bool = True
 
 
+class ValidatorConfig(_Model):
+    """A user-defined check (CONTRACT §7): a shell command run in the workspace root, read by a named parser."""
+
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:-]+$")
+    run: str = Field(min_length=1)
+    timeout_seconds: float = Field(300.0, gt=0)
+    parser: str = "custom"  # any name from lintel.parsers; unknown names fall back to `custom`
+    run_on_save: bool = False
+
+
 class LintelConfig(_Model):
     timeouts: Timeouts = Field(default_factory=lambda: Timeouts())
     languages: Languages = Field(default_factory=lambda: Languages())
     editor: EditorSettings = Field(default_factory=lambda: EditorSettings())
+    validators: list[ValidatorConfig] = Field(default_factory=list)
+    # How many validators run at once (default: the number of cores).
+    validator_concurrency: int | None = Field(None, ge=1, le=64)
+
+    @field_validator("validators")
+    @classmethod
+    def _unique_ids(cls, value: list[ValidatorConfig]) -> list[ValidatorConfig]:
+        seen: set[str] = set()
+        for validator in value:
+            if validator.id in seen:
+                raise ValueError(f"duplicate validator id {validator.id!r}")
+            seen.add(validator.id)
+        return value
 
 
 @dataclass
@@ -113,18 +137,36 @@ class LoadedConfig:
     sources: list[str] = field(default_factory=list)
 
 
+def _child(node: Any, key: int | str) -> tuple[bool, Any]:
+    if isinstance(node, dict) and key in node:
+        return True, node[key]
+    if isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
+        return True, node[key]
+    return False, None
+
+
 def _drop(data: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
-    """Remove the offending key so that value alone falls back to its default."""
+    """Remove the offending value so it alone falls back to its default; a bad list item (a validator)
+    is removed whole, keeping the good items beside it."""
+    if not loc:
+        return False
     node: Any = data
     for key in loc[:-1]:
-        if isinstance(node, dict) and key in node:
-            node = node[key]
-        else:
+        found, node = _child(node, key)
+        if not found:
             return False
-    if isinstance(node, dict) and loc and loc[-1] in node:
-        del node[loc[-1]]
-        return True
-    return False
+    last = loc[-1]
+    found, _ = _child(node, last)
+    if found:
+        del node[last]
+    return found
+
+
+def _drop_path(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    for index, part in enumerate(loc):
+        if isinstance(part, int):
+            return loc[: index + 1]
+    return loc
 
 
 def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -139,20 +181,24 @@ def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
 
 def validate(raw: Mapping[str, Any], origin: str) -> tuple[LintelConfig, list[ConfigProblem]]:
     """Validate a raw mapping; each invalid value is reported and dropped (so its default applies)."""
-    data: dict[str, Any] = _merge({}, raw)
+    # A deep copy: bad values are dropped from nested tables in place, and the caller's mapping (the
+    # session's initializationOptions, say) must keep them so the next reload reports them again.
+    data: dict[str, Any] = copy.deepcopy(dict(raw))
     problems: list[ConfigProblem] = []
-    for _ in range(50):  # each round removes at least one bad key
+    for _ in range(50):  # each round removes at least one bad value
         try:
             return LintelConfig.model_validate(data), problems
         except ValidationError as exc:
-            progressed = False
+            paths: set[tuple[int | str, ...]] = set()
             for error in exc.errors():
                 loc = tuple(error["loc"])
                 path = ".".join(str(part) for part in loc) or "(root)"
                 problems.append(ConfigProblem(path, error["msg"], origin))
-                progressed = _drop(data, loc) or progressed
-                if not progressed and len(loc) > 1:
-                    progressed = _drop(data, loc[:-1])
+                paths.add(_drop_path(loc))
+            # Deepest and highest list index first, so earlier removals do not shift later ones.
+            progressed = False
+            for loc in sorted(paths, key=lambda p: (len(p), [str(x).zfill(8) for x in p]), reverse=True):
+                progressed = _drop(data, loc) or (len(loc) > 1 and _drop(data, loc[:-1])) or progressed
             if not progressed:
                 break
     return LintelConfig(), problems

@@ -60,3 +60,29 @@ def test_clamp_timeout() -> None:
     assert clamp_timeout(0) == 1
     assert clamp_timeout(99999) == 1800
     assert clamp_timeout(12.5) == 12.5
+
+
+def test_validation_leaves_the_callers_mapping_alone(tmp_path: Path) -> None:
+    options = {"timeouts": {"lint": "soon"}, "validators": [{"id": "x", "run": 3}]}
+    first = load_config(tmp_path, ("initializationOptions", options))
+    second = load_config(tmp_path, ("initializationOptions", options))
+    assert [p.path for p in first.problems] == [p.path for p in second.problems]
+    assert options == {"timeouts": {"lint": "soon"}, "validators": [{"id": "x", "run": 3}]}
+
+
+def test_a_bad_validator_is_dropped_and_the_good_ones_kept(tmp_path: Path) -> None:
+    (tmp_path / "lintel.toml").write_text(
+        '[[validators]]\nid = "a"\nrun = "true"\n\n[[validators]]\nid = "b"\nrun = 3\n\n'
+        '[[validators]]\nid = "c"\nrun = "true"\ntimeout_seconds = 5\nparser = "tsc"\n'
+    )
+    loaded = load_config(tmp_path)
+    assert [v.id for v in loaded.config.validators] == ["a", "c"]
+    assert loaded.config.validators[1].timeout_seconds == 5
+    assert [p.path for p in loaded.problems] == ["validators.1.run"]
+
+
+def test_duplicate_validator_ids_are_reported(tmp_path: Path) -> None:
+    (tmp_path / "lintel.toml").write_text('[[validators]]\nid = "a"\nrun = "x"\n[[validators]]\nid = "a"\nrun = "y"\n')
+    loaded = load_config(tmp_path)
+    assert [p.path for p in loaded.problems] == ["validators"]
+    assert "duplicate validator id 'a'" in loaded.problems[0].message

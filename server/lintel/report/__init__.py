@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from lintel.report.github import render_github
 from lintel.report.json import render_json
 from lintel.report.model import CheckReport
+from lintel.report.sarif import render_sarif
 from lintel.report.text import render_text
 
 Renderer = Callable[[CheckReport], str]
 
-RENDERERS: dict[str, Renderer] = {"text": render_text, "json": render_json}
+RENDERERS: dict[str, Renderer] = {
+    "text": render_text,
+    "json": render_json,
+    "sarif": render_sarif,
+    "github": render_github,
+}
 
 __all__ = ["RENDERERS", "CheckReport", "Renderer"]

@@ -1,4 +1,5 @@
-"""`workspace/executeCommand` (CONTRACT §6): lintel.runTests, typecheck, lint, format, lastTestFailures, detect.
+"""`workspace/executeCommand` (CONTRACT §6): lintel.runTests, typecheck, lint, format, lastTestFailures, detect,
+validate.
 
 Each takes zero arguments or one object `{language?, path?, timeout?}` and returns a RunResult; failing tests
 are a result (`ok: false`), bad arguments and undetectable projects are ResponseErrors.
@@ -19,9 +20,11 @@ from pygls.exceptions import JsonRpcException
 
 from lintel.checks import detect_document, run_check
 from lintel.detect import DetectionError, Project, choose_project, detect, is_inside, nearest_project
-from lintel.server.documents import publish_run
+from lintel.server.documents import publish_run, publish_validation
 from lintel.server.session import Folder
 from lintel.toolchains import CheckName
+from lintel.validators import run_validators
+from lintel.validators import select as select_validators
 
 if TYPE_CHECKING:
     from lintel.server.app import LintelServer
@@ -37,6 +40,7 @@ LINT = "lintel.lint"
 FORMAT = "lintel.format"
 LAST_TEST_FAILURES = "lintel.lastTestFailures"
 DETECT = "lintel.detect"
+VALIDATE = "lintel.validate"
 
 
 class CommandArgs(BaseModel):
@@ -45,6 +49,7 @@ class CommandArgs(BaseModel):
     language: str | None = None
     path: str | None = None
     timeout: float | None = Field(None, gt=0)
+    ids: list[str] | None = None  # lintel.validate only
 
 
 def invalid(message: str) -> JsonRpcException:
@@ -78,6 +83,7 @@ class Commands:
             FORMAT: lambda p, a: self.run(p, a, "format"),
             LAST_TEST_FAILURES: self.last_test_failures,
             DETECT: self.detect,
+            VALIDATE: self.validate,
         }
 
     async def execute(self, params: types.ExecuteCommandParams) -> Any:
@@ -154,6 +160,25 @@ class Commands:
     async def detect(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         folder, target = self.folder(args)
         return detect_document(target, folder.config)
+
+    async def validate(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
+        """Run configured validators (all, or `ids`); publish their issues under the validator's id."""
+        folder, _ = self.folder(args)
+        if not self.server.session.trusted:
+            raise failed("this workspace is not trusted: lintel runs no tools here")
+        try:
+            chosen = select_validators(folder.config.validators, args.ids)
+        except ValueError as exc:
+            raise invalid(f"{VALIDATE}: {exc}") from exc
+        progress = Progress(self.server, params.work_done_token, "lintel: validators")
+        await progress.begin()
+        try:
+            results = await run_validators(chosen, folder.root, concurrency=folder.config.validator_concurrency)
+        finally:
+            progress.end()
+        for result in results:
+            publish_validation(self.server, folder, result)
+        return [r.to_json() for r in results]
 
 
 class Progress:

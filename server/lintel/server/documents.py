@@ -18,6 +18,7 @@ from lintel.issues import Issue
 from lintel.server.convert import issue_to_diagnostic, unit_for
 from lintel.server.session import Folder
 from lintel.toolchains import formatter_for
+from lintel.validators import ValidateResult, run_validators
 
 if TYPE_CHECKING:
     from lintel.server.app import LintelServer
@@ -108,6 +109,28 @@ def publish_run(server: LintelServer, folder: Folder, result: RunResult, channel
     publish(server, changed)
 
 
+def publish_validation(server: LintelServer, folder: Folder, result: ValidateResult) -> None:
+    """A validator's issues under its own channel, so each validator replaces only its own diagnostics."""
+    run = RunResult(
+        language=None,
+        check="validators",
+        tool=result.id,
+        argv=[],
+        cwd=folder.root,
+        status="findings",
+        issues=result.issues,
+    )
+    publish_run(server, folder, run, f"validator:{result.id}", folder.root)
+
+
+async def run_on_save_validators(server: LintelServer, folder: Folder) -> None:
+    chosen = [v for v in folder.config.validators if v.run_on_save]
+    if not chosen or not server.session.trusted:
+        return
+    for result in await run_validators(chosen, folder.root, concurrency=folder.config.validator_concurrency):
+        publish_validation(server, folder, result)
+
+
 def _under(uri: str, root: Path) -> bool:
     path = _path(uri)
     return path is not None and (path == root or root in path.parents)
@@ -196,6 +219,13 @@ def setup(server: LintelServer) -> None:
             schedule(ls, uri, "lint", use_buffer=False, delay_ms=0, busy_delay_ms=editor.save_debounce_ms)
         if editor.format_check:
             schedule(ls, uri, "format", use_buffer=False, delay_ms=0, busy_delay_ms=editor.save_debounce_ms)
+        if any(v.run_on_save for v in folder.config.validators):
+            # One run per folder at a time: a newer save supersedes (and kills) the running validators.
+            ls.session.scheduler.submit(
+                ("validators", folder.uri),
+                lambda: run_on_save_validators(ls, folder),
+                busy_delay=editor.save_debounce_ms / 1000,
+            )
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: LintelServer, params: types.DidCloseTextDocumentParams) -> None:
