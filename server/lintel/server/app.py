@@ -7,6 +7,7 @@ import logging
 from typing import Any, Protocol
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -68,14 +69,19 @@ class LintelServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # Errors outside a request go to the log; a pop-up is only for what the user can act on.
+        if isinstance(error, JsonRpcException):
+            # An error answer relayed from a child server ("no identifier found"): routine, not a fault.
+            log.info("%s: %s", getattr(source, "__name__", source), error)
+            return
         log.error("server error (%s): %s", getattr(source, "__name__", source), error, exc_info=error)
 
 
 def create_server() -> LintelServer:
-    from lintel.server import commands, documents, lifecycle
+    from lintel.server import commands, documents, lifecycle, navigation
 
     server = LintelServer()
     lifecycle.setup(server)
     documents.setup(server)
     commands.setup(server)
+    navigation.setup(server)
     return server

@@ -12,6 +12,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from lintel.config import ConfigProblem
+from lintel.server import navigation
 from lintel.server.session import Folder, config_options
 
 if TYPE_CHECKING:
@@ -147,6 +148,7 @@ def setup(server: LintelServer) -> None:
 async def stop_everything(server: LintelServer) -> None:
     """Cancel every run (which kills its process group) and wait until they are gone."""
     await server.session.scheduler.shutdown()
+    await navigation.stop(server)  # child language servers: shutdown + exit, then killed
     tasks = list(server.background)
     for task in tasks:
         task.cancel()

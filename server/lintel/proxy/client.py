@@ -1,0 +1,582 @@
+"""One child language server: its process (own process group, stderr drained), its JSON-RPC connection
+through pygls, its state, and the requests it sends to lintel.
+
+Navigation results are relayed raw: the protocol below leaves their JSON unstructured, so whatever the
+child sent (fields lsprotocol does not know included) reaches the editor, and nothing is converted twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import itertools
+import json
+import logging
+import os
+import signal
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.client import LanguageClient
+from pygls.protocol import LanguageServerProtocol
+
+from lintel import __version__
+from lintel.detect import Language
+from lintel.server.positions import Unit
+
+log = logging.getLogger(__name__)
+
+REQUEST_FAILED = -32803  # LSP: a valid request that could not be carried out
+
+# Requests whose results go to the editor as the child sent them (the navigation methods).
+RAW_RESULTS = frozenset(
+    {
+        types.TEXT_DOCUMENT_DEFINITION,
+        types.TEXT_DOCUMENT_DECLARATION,
+        types.TEXT_DOCUMENT_TYPE_DEFINITION,
+        types.TEXT_DOCUMENT_IMPLEMENTATION,
+        types.TEXT_DOCUMENT_REFERENCES,
+        types.TEXT_DOCUMENT_HOVER,
+        types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT,
+        types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
+        types.TEXT_DOCUMENT_RENAME,
+        types.TEXT_DOCUMENT_PREPARE_RENAME,
+        types.TEXT_DOCUMENT_SIGNATURE_HELP,
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.COMPLETION_ITEM_RESOLVE,
+        types.WORKSPACE_SYMBOL,
+    }
+)
+# Messages from the child that lintel reads as raw JSON: their positions may need re-counting first.
+RAW_PARAMS = frozenset({types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, types.WORKSPACE_APPLY_EDIT})
+
+# Refresh requests for features lintel does not relay: acknowledged and dropped.
+_IGNORED_REQUESTS = (
+    types.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
+    types.WORKSPACE_CODE_LENS_REFRESH,
+    types.WORKSPACE_INLAY_HINT_REFRESH,
+    types.WORKSPACE_INLINE_VALUE_REFRESH,
+    types.WORKSPACE_DIAGNOSTIC_REFRESH,
+    types.WORKSPACE_FOLDING_RANGE_REFRESH,
+    types.WORKSPACE_TEXT_DOCUMENT_CONTENT_REFRESH,
+)
+
+STDERR_TAIL = 20  # lines of the child's stderr kept for the failure message
+
+
+class ChildState(enum.Enum):
+    STARTING = "starting"
+    RUNNING = "running"
+    FAILED = "failed"  # crashed, or could not start; the manager decides whether to restart it
+    STOPPED = "stopped"
+
+
+class ChildFailed(JsonRpcException):
+    """The child cannot answer: it is not running, it exited, or it failed to start. Raised into a request
+    handler it reaches the editor as a RequestFailed error with this message."""
+
+    CODE = REQUEST_FAILED
+
+
+@dataclass(frozen=True)
+class ChildSpec:
+    """Everything needed to start one child: data, so a test factory can start something else instead."""
+
+    language: Language
+    root: Path
+    argv: tuple[str, ...]
+    name: str  # as the user knows it: gopls, basedpyright-langserver
+    install_hint: str = ""
+    encoding: Unit = "utf-16"  # the position encoding lintel negotiated with the editor; offered to the child
+    capabilities: types.ClientCapabilities = field(default_factory=types.ClientCapabilities)
+    initialization_options: Any = None
+    env: Mapping[str, str] | None = None
+    start_timeout: float = 60.0
+    stop_grace: float = 2.0
+
+    @property
+    def key(self) -> tuple[Language, Path]:
+        return (self.language, self.root)
+
+    @property
+    def id(self) -> str:
+        return f"{self.language}:{self.root}"
+
+
+class ChildHost(Protocol):
+    """What a child asks of lintel (and, through it, of the editor)."""
+
+    async def configuration(self, child: ChildClient, params: types.ConfigurationParams) -> list[Any]: ...
+
+    async def apply_edit(self, child: ChildClient, params: dict[str, Any]) -> Any: ...
+
+    async def create_progress(self, child: ChildClient, params: types.WorkDoneProgressCreateParams) -> None: ...
+
+    def progress(self, child: ChildClient, params: types.ProgressParams) -> None: ...
+
+    def diagnostics(self, child: ChildClient, params: dict[str, Any]) -> None: ...
+
+    def show_message(self, child: ChildClient, params: types.ShowMessageParams) -> None: ...
+
+    def log_message(self, child: ChildClient, params: types.LogMessageParams) -> None: ...
+
+
+class ChildProtocol(LanguageServerProtocol):
+    """pygls's LSP protocol, with navigation results and two incoming messages left as plain JSON."""
+
+    # The base class wraps these in lru_cache; plain methods are as cheap (a set lookup) and type-check.
+    def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in RAW_RESULTS:
+            return None  # -> JsonRPCResponseMessage, whose `result: Any` keeps the JSON as it is
+        return super().get_result_type(method)
+
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in RAW_PARAMS:
+            return None
+        return super().get_message_type(method)
+
+
+def child_capabilities(editor: types.ClientCapabilities, encoding: Unit) -> types.ClientCapabilities:
+    """The editor's capabilities as a child should see them: positions in lintel's encoding only, static
+    registration (lintel relays no dynamic registrations), push diagnostics (they are merged into lintel's
+    store), and none of the features lintel does not relay."""
+    converter = get_converter()
+    raw: dict[str, Any] = converter.unstructure(editor)
+    _drop_dynamic_registration(raw)
+    raw.setdefault("general", {})["positionEncodings"] = [encoding]
+    raw.pop("notebookDocument", None)
+    raw.pop("experimental", None)
+    workspace = raw.setdefault("workspace", {})
+    for key in (
+        "didChangeWatchedFiles",
+        "diagnostics",
+        "semanticTokens",
+        "codeLens",
+        "inlayHint",
+        "inlineValue",
+        "foldingRange",
+        "fileOperations",
+        "textDocumentContent",
+    ):
+        workspace.pop(key, None)
+    workspace["workspaceFolders"] = True
+    workspace["configuration"] = True  # answered by lintel (relayed when the editor can)
+    text_document = raw.setdefault("textDocument", {})
+    text_document.pop("diagnostic", None)
+    window = raw.setdefault("window", {})
+    window.pop("showDocument", None)
+    capabilities: types.ClientCapabilities = converter.structure(raw, types.ClientCapabilities)
+    return capabilities
+
+
+def _drop_dynamic_registration(node: Any) -> None:
+    if isinstance(node, dict):
+        node.pop("dynamicRegistration", None)
+        for value in node.values():
+            _drop_dynamic_registration(value)
+
+
+def describe_exit(returncode: int | None) -> str:
+    if returncode is None:
+        return "closed its output"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"was killed by {name}"
+    return f"exited with code {returncode}"
+
+
+class _Connection(LanguageClient):
+    """pygls's client, with errors in lintel's handlers for the child's messages logged, not swallowed."""
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        log.error("error handling a child's message (%s): %s", getattr(source, "__name__", source), error)
+
+
+@dataclass
+class _Process:
+    handle: asyncio.subprocess.Process
+    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+
+
+class ChildClient:
+    """A child language server over stdio. `start()` runs it and initializes it; `request()` relays a
+    request (raw result); `notify()` a notification; `stop()` shuts it down (shutdown, exit, then kill).
+
+    A child that exits on its own fails its pending requests at once and becomes FAILED; its whole process
+    group is killed, so helpers it started (tsserver, a Python launcher's node) do not outlive it.
+    """
+
+    def __init__(self, spec: ChildSpec, host: ChildHost) -> None:
+        self.spec = spec
+        self.host = host
+        self.state = ChildState.STOPPED
+        self.failure: str | None = None
+        self.failed_at: float | None = None
+        self.result: types.InitializeResult | None = None
+        self.encoding: Unit = "utf-16"
+        self.registered: set[str] = set()  # methods the child registered dynamically (accepted)
+        self._client = _Connection("lintel", __version__, protocol_cls=ChildProtocol, converter_factory=get_converter)
+        self.protocol: ChildProtocol = self._client.protocol  # type: ignore[assignment]
+        self._process: _Process | None = None
+        self._pending: dict[str, Any] = {}
+        self._ids = itertools.count(1)
+        self._stopping = False
+        self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
+        self._register_handlers()
+
+    # -- what the manager and router read ---------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.handle.pid if self._process is not None else None
+
+    @property
+    def capabilities(self) -> types.ServerCapabilities:
+        return self.result.capabilities if self.result is not None else types.ServerCapabilities()
+
+    @property
+    def sync_kind(self) -> types.TextDocumentSyncKind:
+        sync = self.capabilities.text_document_sync
+        if isinstance(sync, types.TextDocumentSyncKind):
+            return sync
+        if isinstance(sync, types.TextDocumentSyncOptions) and sync.change is not None:
+            return sync.change
+        return types.TextDocumentSyncKind.Full if sync is not None else types.TextDocumentSyncKind.None_
+
+    @property
+    def save_includes_text(self) -> bool:
+        sync = self.capabilities.text_document_sync
+        if isinstance(sync, types.TextDocumentSyncOptions) and isinstance(sync.save, types.SaveOptions):
+            return bool(sync.save.include_text)
+        return False
+
+    def stderr_tail(self) -> str:
+        return "\n".join(self._stderr)
+
+    # -- lifecycle --------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Run and initialize the child; RUNNING on return, or ChildFailed (and FAILED)."""
+        spec = self.spec
+        self.state = ChildState.STARTING
+        self._stopping = False
+        self.failure = None
+        log.info("%s: starting %s in %s", spec.id, " ".join(spec.argv), spec.root)
+        try:
+            handle = await asyncio.create_subprocess_exec(
+                *spec.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=spec.root,
+                env=dict(spec.env) if spec.env is not None else None,
+                start_new_session=True,  # its own process group: killed as a whole
+            )
+        except OSError as exc:
+            self._fail(f"cannot run {spec.argv[0]}: {exc.strerror or exc}")
+            raise ChildFailed(self.failure) from exc
+        assert handle.stdin is not None
+        assert handle.stdout is not None
+        assert handle.stderr is not None
+        self.protocol.set_writer(handle.stdin)
+        process = _Process(handle)
+        self._process = process
+        reader = asyncio.create_task(self._read(handle.stdout), name=f"{spec.id} reader")
+        drain = asyncio.create_task(self._drain(handle.stderr), name=f"{spec.id} stderr")
+        process.tasks = [
+            reader,
+            drain,
+            asyncio.create_task(self._watch(handle, reader, drain), name=f"{spec.id} watch"),
+        ]
+        params = types.InitializeParams(
+            process_id=os.getpid(),
+            client_info=types.ClientInfo(name="lintel", version=__version__),
+            root_uri=spec.root.as_uri(),
+            root_path=str(spec.root),
+            workspace_folders=[types.WorkspaceFolder(uri=spec.root.as_uri(), name=spec.root.name)],
+            capabilities=spec.capabilities,
+            initialization_options=spec.initialization_options,
+        )
+        try:
+            result = await asyncio.wait_for(self._send(types.INITIALIZE, params), spec.start_timeout)
+        except (asyncio.TimeoutError, TimeoutError) as exc:
+            self._fail(f"did not answer initialize within {spec.start_timeout:g}s")
+            raise ChildFailed(self.failure) from exc
+        except JsonRpcException as exc:  # an error answer, or ChildFailed when it died meanwhile
+            self._fail(f"failed to initialize: {exc.message}")
+            raise ChildFailed(self.failure) from exc
+        if self.state is not ChildState.STARTING:  # stopped meanwhile
+            raise ChildFailed(self.failure or f"{self.name} was stopped")
+        self.result = result
+        encoding = result.capabilities.position_encoding
+        self.encoding = str(getattr(encoding, "value", encoding or "utf-16"))  # type: ignore[assignment]
+        self.protocol.notify(types.INITIALIZED, types.InitializedParams())
+        self.state = ChildState.RUNNING
+        log.info("%s: running (pid %s, positions in %s)", spec.id, handle.pid, self.encoding)
+
+    async def stop(self) -> None:
+        """shutdown + exit, then SIGTERM and SIGKILL to the process group after the grace period."""
+        process = self._process
+        was = self.state
+        self._stopping = True
+        self.state = ChildState.STOPPED
+        if process is None:
+            return
+        grace = self.spec.stop_grace
+        if was is ChildState.RUNNING and process.handle.returncode is None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._send(types.SHUTDOWN, None), grace)
+            with contextlib.suppress(Exception):
+                self.protocol.notify(types.EXIT, None)
+            await self._exited(process.handle, grace)
+        if process.handle.returncode is None:
+            self._signal_group(signal.SIGTERM)
+            await self._exited(process.handle, 0.5)
+        self._signal_group(signal.SIGKILL)  # the process, or helpers it left behind
+        self._fail_pending(f"{self.name} was stopped")
+        with contextlib.suppress(Exception):
+            process.handle.stdin.close()  # type: ignore[union-attr]
+        await self._finish(process)
+
+    def kill(self) -> None:
+        """Synchronous last resort (interpreter exit): SIGKILL the whole process group."""
+        self._stopping = True
+        self._signal_group(signal.SIGKILL)
+
+    # -- messages ----------------------------------------------------------------------------------------
+
+    async def request(self, method: str, params: Any) -> Any:
+        if self.state is not ChildState.RUNNING:
+            raise ChildFailed(f"{self.name} is not running" + (f": {self.failure}" if self.failure else ""))
+        return await self._send(method, params)
+
+    def notify(self, method: str, params: Any) -> None:
+        if self.state is not ChildState.RUNNING:
+            return
+        try:
+            self.protocol.notify(method, params)
+        except OSError as exc:
+            self._fail(f"cannot write to {self.name}: {exc}")
+
+    async def _send(self, method: str, params: Any) -> Any:
+        # Our own ids: pygls keeps one table for the requests it sends and those it receives.
+        msg_id = f"lintel-{next(self._ids)}"
+        try:
+            future = self.protocol.send_request(method, params, msg_id=msg_id)
+        except OSError as exc:
+            self.protocol._request_futures.pop(msg_id, None)
+            self._fail(f"cannot write to {self.name}: {exc}")
+            raise ChildFailed(self.failure) from exc
+        self._pending[msg_id] = future
+        # pygls settles the concurrent future on this loop's thread (our reader), so an asyncio future is
+        # settled from its callback directly: asyncio.wrap_future would take a thread-safe hop per answer.
+        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future.add_done_callback(lambda done: _settle(waiter, done))
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            # The editor cancelled: so does the child. Its late answer then finds no future (a debug line).
+            if self.protocol._request_futures.pop(msg_id, None) is not None and self.state is ChildState.RUNNING:
+                with contextlib.suppress(Exception):
+                    self.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            raise
+        finally:
+            self._pending.pop(msg_id, None)
+            self.protocol._result_types.pop(msg_id, None)  # pygls keeps it when the answer is an error
+
+    def _fail_pending(self, reason: str) -> None:
+        for msg_id, future in list(self._pending.items()):
+            self.protocol._request_futures.pop(msg_id, None)
+            if not future.done():
+                future.set_exception(ChildFailed(reason))
+        self._pending.clear()
+
+    def _fail(self, reason: str) -> None:
+        if self.state in (ChildState.FAILED, ChildState.STOPPED):
+            return  # the first cause stands; a stopped child did not fail
+        tail = self.stderr_tail()
+        self.failure = f"{self.name} {reason}" + (f": {tail.splitlines()[-1]}" if tail else "")
+        self.failed_at = time.monotonic()
+        self.state = ChildState.FAILED
+        log.error("%s: %s%s", self.spec.id, self.failure, f"\n{tail}" if tail else "")
+        self._fail_pending(self.failure)
+        self._signal_group(signal.SIGKILL)
+
+    # -- the process -------------------------------------------------------------------------------------
+
+    async def _read(self, stdout: asyncio.StreamReader) -> None:
+        """The child's messages. Like pygls's own loop, but each message is structured once at the top
+        (pygls calls its hook on every nested object), so a raw result costs one json.loads."""
+        protocol = self.protocol
+        while True:
+            length = 0
+            while True:
+                line = await stdout.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value.strip())
+            if not length:
+                continue
+            try:
+                body = await stdout.readexactly(length)
+            except asyncio.IncompleteReadError:
+                return
+            try:
+                data = json.loads(body)
+                if not isinstance(data, dict) or "jsonrpc" not in data:
+                    log.warning("%s: not a JSON-RPC message: %.200s", self.spec.id, body)
+                    continue
+                if "id" not in data and not self._handles(data.get("method")):
+                    # A server's own notification ($/typescriptVersion, …): nothing to relay it to.
+                    log.debug("%s: dropped notification %s", self.spec.id, data.get("method"))
+                    continue
+                protocol.handle_message(protocol.structure_message(data))
+            except Exception:
+                log.exception("%s: cannot handle a message: %.500s", self.spec.id, body)
+
+    def _handles(self, method: Any) -> bool:
+        features = self.protocol.fm
+        return method in features.features or method in features.builtin_features or method == types.CANCEL_REQUEST
+
+    async def _drain(self, stderr: asyncio.StreamReader) -> None:
+        """Read stderr to the end (an unread pipe blocks the child), into the log and a short tail."""
+        while True:
+            line = await stderr.readline()
+            if not line:
+                return
+            text = line.decode("utf-8", errors="replace").rstrip()
+            if text:
+                self._stderr.append(text)
+                log.debug("%s stderr: %s", self.spec.id, text)
+
+    async def _watch(
+        self, handle: asyncio.subprocess.Process, reader: asyncio.Task[None], drain: asyncio.Task[None]
+    ) -> None:
+        """Notice the child's end within 0.1 s. Process.wait() is no use: it also waits for the pipes,
+        which a surviving helper (tsserver, node under a Python launcher) keeps open."""
+        while handle.returncode is None and not reader.done():
+            await asyncio.wait({reader}, timeout=0.1)
+        if self._stopping:
+            return
+        if handle.returncode is None:
+            await self._exited(handle, 0.2)
+        # Helpers left behind go first (they hold the pipes), then the last words on stderr are read.
+        self._signal_group(signal.SIGKILL)
+        await asyncio.wait({drain}, timeout=0.3)
+        self._fail(describe_exit(handle.returncode))
+
+    @staticmethod
+    async def _exited(handle: asyncio.subprocess.Process, timeout: float) -> bool:
+        if handle.returncode is None:
+            with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+                await asyncio.wait_for(handle.wait(), timeout)
+        return handle.returncode is not None
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        if self._process is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._process.handle.pid, sig)
+
+    async def _finish(self, process: _Process) -> None:
+        """Wait for the reader, stderr and watcher to end (the pipes close once the group is dead)."""
+        current = asyncio.current_task()
+        tasks = [t for t in process.tasks if t is not current]
+        if not tasks:
+            return
+        _, pending = await asyncio.wait(tasks, timeout=2.0)
+        for task in pending:
+            task.cancel()
+
+    # -- requests from the child -----------------------------------------------------------------------
+
+    def _register_handlers(self) -> None:
+        features = self.protocol.fm
+        host = self.host
+
+        @features.feature(types.WORKSPACE_CONFIGURATION)
+        async def configuration(params: types.ConfigurationParams) -> list[Any]:
+            return await host.configuration(self, params)
+
+        @features.feature(types.WORKSPACE_APPLY_EDIT)
+        async def apply_edit(params: dict[str, Any]) -> Any:
+            return await host.apply_edit(self, params)
+
+        @features.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        async def create_progress(params: types.WorkDoneProgressCreateParams) -> None:
+            await host.create_progress(self, params)
+
+        @features.feature(types.PROGRESS)
+        def progress(params: types.ProgressParams) -> None:
+            host.progress(self, params)
+
+        @features.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def diagnostics(params: dict[str, Any]) -> None:
+            host.diagnostics(self, params)
+
+        @features.feature(types.WINDOW_SHOW_MESSAGE)
+        def show_message(params: types.ShowMessageParams) -> None:
+            host.show_message(self, params)
+
+        @features.feature(types.WINDOW_LOG_MESSAGE)
+        def log_message(params: types.LogMessageParams) -> None:
+            host.log_message(self, params)
+
+        @features.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+        def show_message_request(params: types.ShowMessageRequestParams) -> None:
+            # A question lintel cannot put to the user on the child's behalf: logged, no action chosen.
+            host.show_message(self, types.ShowMessageParams(type=params.type, message=params.message))
+
+        @features.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params: types.RegistrationParams) -> None:
+            self.registered.update(r.method for r in params.registrations)
+
+        @features.feature(types.CLIENT_UNREGISTER_CAPABILITY)
+        def unregister(params: types.UnregistrationParams) -> None:
+            self.registered.difference_update(u.method for u in params.unregisterations)
+
+        @features.feature(types.WORKSPACE_WORKSPACE_FOLDERS)
+        def folders(params: None) -> list[types.WorkspaceFolder]:
+            root = self.spec.root
+            return [types.WorkspaceFolder(uri=root.as_uri(), name=root.name)]
+
+        @features.feature(types.TELEMETRY_EVENT)
+        def telemetry(params: Any) -> None:
+            return None
+
+        for method in _IGNORED_REQUESTS:
+            features.feature(method)(_acknowledge)
+
+
+def _acknowledge(params: Any) -> None:
+    return None
+
+
+def _settle(waiter: asyncio.Future[Any], done: Any) -> None:
+    if waiter.done():
+        return
+    if done.cancelled():
+        waiter.cancel()
+    elif done.exception() is not None:
+        waiter.set_exception(done.exception())
+    else:
+        waiter.set_result(done.result())

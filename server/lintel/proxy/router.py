@@ -1,0 +1,173 @@
+"""Editor requests to the child that owns the file, and the child's answer back, as it sent it.
+
+Only two things may change on the way: columns, when the child counts in another encoding than the
+editor (see encoding.py), and completion items' `data`, which carries which child made the item so that
+`completionItem/resolve` goes back to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+
+from lintel.proxy.encoding import Recoder, TextSource
+from lintel.proxy.manager import Child, Manager
+from lintel.server.positions import Unit
+
+log = logging.getLogger(__name__)
+
+# The server capability that says a child answers a method (None or False: it does not; lintel answers null).
+_PROVIDERS: dict[str, str] = {
+    types.TEXT_DOCUMENT_DEFINITION: "definition_provider",
+    types.TEXT_DOCUMENT_DECLARATION: "declaration_provider",
+    types.TEXT_DOCUMENT_TYPE_DEFINITION: "type_definition_provider",
+    types.TEXT_DOCUMENT_IMPLEMENTATION: "implementation_provider",
+    types.TEXT_DOCUMENT_REFERENCES: "references_provider",
+    types.TEXT_DOCUMENT_HOVER: "hover_provider",
+    types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT: "document_highlight_provider",
+    types.TEXT_DOCUMENT_DOCUMENT_SYMBOL: "document_symbol_provider",
+    types.TEXT_DOCUMENT_RENAME: "rename_provider",
+    types.TEXT_DOCUMENT_PREPARE_RENAME: "rename_provider",
+    types.TEXT_DOCUMENT_SIGNATURE_HELP: "signature_help_provider",
+    types.TEXT_DOCUMENT_COMPLETION: "completion_provider",
+    types.COMPLETION_ITEM_RESOLVE: "completion_provider",
+    types.WORKSPACE_SYMBOL: "workspace_symbol_provider",
+}
+
+MARKER = "lintel"  # completion item data: {"lintel": {"child": id, "uri": uri}, "data": <the child's data>}
+WORKSPACE_SYMBOL_TIMEOUT = 10.0
+
+
+def supports(child: Child, method: str) -> bool:
+    if method in child.registered:
+        return True
+    provider = getattr(child.capabilities, _PROVIDERS.get(method, ""), None)
+    if method == types.TEXT_DOCUMENT_PREPARE_RENAME:
+        return isinstance(provider, types.RenameOptions) and bool(provider.prepare_provider)
+    if method == types.COMPLETION_ITEM_RESOLVE:
+        return isinstance(provider, types.CompletionOptions) and bool(provider.resolve_provider)
+    return provider is not None and provider is not False
+
+
+def _triggers(options: Any, *names: str) -> set[str]:
+    found: set[str] = set()
+    for name in names:
+        found.update(getattr(options, name, None) or ())
+    return found
+
+
+class Router:
+    def __init__(self, manager: Manager, encoding: Callable[[], Unit], text: TextSource) -> None:
+        self.manager = manager
+        self._encoding = encoding  # the editor's, known after initialize
+        self._text = text
+        self._converter = get_converter()
+
+    def _recoder(self, source: Unit, target: Unit) -> Recoder:
+        return Recoder(source, target, self._text)
+
+    def _to_child(self, child: Child, params: Any, uri: str) -> Any:
+        """Typed params with positions in the editor's encoding, as the child counts them. Progress tokens
+        stay with lintel: partial results streamed to a token the editor gave would bypass the relay."""
+        tokens = {n: None for n in ("work_done_token", "partial_result_token") if getattr(params, n, None) is not None}
+        if tokens:
+            params = attrs.evolve(params, **tokens)
+        recoder = self._recoder(self._encoding(), child.encoding)
+        if not recoder.needed:
+            return params
+        raw = self._converter.unstructure(params)
+        recoder.walk(raw, uri, uri)
+        return self._converter.structure(raw, type(params))
+
+    def _to_editor(self, child: Child, result: Any, uri: str) -> Any:
+        return self._recoder(child.encoding, self._encoding()).walk(result, uri, uri)
+
+    async def forward(self, method: str, params: Any, uri: str) -> Any:
+        """Relay a request about `uri` to its child; null when there is no child or it lacks the feature."""
+        child = await self.manager.child_for(uri)
+        if child is None or not supports(child, method) or not self._triggered_here(child, method, params):
+            return None
+        result = await child.request(method, self._to_child(child, params, uri))
+        result = self._to_editor(child, result, uri)
+        if method == types.TEXT_DOCUMENT_COMPLETION:
+            self._mark(child, result, uri)
+        return result
+
+    @staticmethod
+    def _triggered_here(child: Child, method: str, params: Any) -> bool:
+        """lintel advertises the union of every child's trigger characters; a child is only asked for what
+        its own trigger characters would have asked it."""
+        context = getattr(params, "context", None)
+        if method == types.TEXT_DOCUMENT_COMPLETION:
+            if context is None or context.trigger_kind != types.CompletionTriggerKind.TriggerCharacter:
+                return True
+            return context.trigger_character in _triggers(child.capabilities.completion_provider, "trigger_characters")
+        if method == types.TEXT_DOCUMENT_SIGNATURE_HELP:
+            if context is None or context.trigger_kind != types.SignatureHelpTriggerKind.TriggerCharacter:
+                return True
+            options = child.capabilities.signature_help_provider
+            return context.trigger_character in _triggers(options, "trigger_characters", "retrigger_characters")
+        return True
+
+    # -- completion -----------------------------------------------------------------------------------------
+
+    def _mark(self, child: Child, result: Any, uri: str) -> None:
+        marker = {"child": child.spec.id, "uri": uri}
+        items = result.get("items") if isinstance(result, dict) else result
+        if isinstance(result, dict) and isinstance(result.get("itemDefaults"), dict):
+            defaults = result["itemDefaults"]
+            if "data" in defaults:
+                defaults["data"] = {MARKER: marker, "data": defaults["data"]}
+        for item in items if isinstance(items, list) else ():
+            if not isinstance(item, dict):
+                continue
+            if "data" in item:
+                item["data"] = {MARKER: marker, "data": item["data"]}
+            elif not (isinstance(result, dict) and "data" in (result.get("itemDefaults") or {})):
+                item["data"] = {MARKER: marker}
+
+    async def resolve(self, item: types.CompletionItem) -> Any:
+        """completionItem/resolve goes to the child that made the item; an item of no child comes back as is."""
+        data = item.data
+        if not isinstance(data, dict) or not isinstance(data.get(MARKER), dict):
+            return item
+        marker = data[MARKER]
+        child = self.manager.child_by_id(str(marker.get("child")))
+        uri = str(marker.get("uri", ""))
+        original = attrs.evolve(item, data=data.get("data"))
+        if child is None or not supports(child, types.COMPLETION_ITEM_RESOLVE):
+            return original
+        result = await child.request(types.COMPLETION_ITEM_RESOLVE, self._to_child(child, original, uri))
+        result = self._to_editor(child, result, uri)
+        if isinstance(result, dict):
+            result["data"] = {MARKER: marker, "data": result["data"]} if "data" in result else {MARKER: marker}
+        return result
+
+    # -- workspace/symbol ----------------------------------------------------------------------------------
+
+    async def workspace_symbol(self, params: types.WorkspaceSymbolParams) -> list[Any]:
+        """Every running child is asked; their answers are concatenated (a child that fails or lags is left out)."""
+        children = [c for c in self.manager.children() if supports(c, types.WORKSPACE_SYMBOL)]
+
+        async def ask(child: Child) -> list[Any]:
+            result = await asyncio.wait_for(child.request(types.WORKSPACE_SYMBOL, params), WORKSPACE_SYMBOL_TIMEOUT)
+            if not isinstance(result, list):
+                return []
+            return list(self._to_editor(child, result, ""))
+
+        answers = await asyncio.gather(*(ask(c) for c in children), return_exceptions=True)
+        merged: list[Any] = []
+        for child, answer in zip(children, answers, strict=True):
+            if isinstance(answer, Exception):  # ChildFailed, a child's error, a timeout
+                log.info("%s: workspace/symbol failed: %s", child.spec.id, answer)
+                continue
+            if isinstance(answer, BaseException):
+                raise answer
+            merged.extend(answer)
+        return merged

@@ -1,0 +1,388 @@
+"""Navigation through the real language servers behind lintel (issue 4, CONTRACT §6): definition across files,
+references, rename, hover for Python (basedpyright), TypeScript, Go and Rust; one connection for a polyglot
+workspace; positions on lines with é and 🍰 under VS Code's (UTF-16) and Neovim's (UTF-8 first) capabilities;
+a child killed mid-request; no child left after exit."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from tests.e2e.nav_support import (
+    CLIENTS,
+    QUIET,
+    REQUEST_TIMEOUT,
+    Nav,
+    alive,
+    descendants,
+    end_session,
+    hover_text,
+    require_rust_analyzer,
+    start_session,
+    target,
+    text_at,
+    uris_relative,
+)
+from tests.helpers import require_tool
+
+Start = Callable[..., Awaitable[Nav]]
+
+
+@pytest.fixture(params=CLIENTS)
+def client_name(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    return name
+
+
+@pytest_asyncio.fixture
+async def session(tmp_path: Path) -> AsyncIterator[Start]:
+    """`await session(client_name, "go", init_options=...)`: lintel serving copies of the workspaces."""
+    clients = []
+
+    async def start(client_name: str, *workspaces: str, init_options: dict[str, Any] | None = None) -> Nav:
+        client, nav = await start_session(tmp_path, client_name, *workspaces, init_options=init_options)
+        clients.append(client)
+        return nav
+
+    yield start
+    for client in clients:
+        await end_session(client)
+
+
+def _require_pyright() -> None:
+    # The diagnostics' source below is basedpyright's; pyright-langserver would serve navigation as well.
+    require_tool("basedpyright-langserver", "pip install basedpyright (a dev dependency of lintel)")
+
+
+def _child_pids(nav: Nav, name: str) -> list[int]:
+    """The server's children (not their helpers) whose program is `name`."""
+    tree = descendants(nav.server_pid)
+    return [
+        pid for pid, cmd in tree.items() if Path(cmd.split(" ", 1)[0]).name == name and _parent(pid) == nav.server_pid
+    ]
+
+
+def _parent(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("PPid:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _names(nav: Nav, locations: list[Any]) -> dict[str, str]:
+    """relative file -> the text the location's range covers, for every location."""
+    named: dict[str, str] = {}
+    for location in locations:
+        uri, span = target(location)
+        [relative] = uris_relative(nav.roots, [uri])
+        named[relative] = text_at(Path(uri.removeprefix("file://")), span, nav.encoding)
+    return named
+
+
+def _edited(nav: Nav, edits: dict[str, list[types.TextEdit]]) -> dict[str, set[str]]:
+    """relative file -> the texts the edits replace."""
+    return {
+        next(iter(uris_relative(nav.roots, [uri]))): {
+            text_at(Path(uri.removeprefix("file://")), e.range, nav.encoding) for e in file_edits
+        }
+        for uri, file_edits in edits.items()
+    }
+
+
+# -- per language -------------------------------------------------------------------------------------------
+
+
+async def test_python_through_basedpyright(session: Start, client_name: str) -> None:
+    _require_pyright()
+    nav = await session(client_name, "python")
+
+    [definition] = await nav.definition("tests/test_models.py", "restock(item, 2)", "restock")
+    assert _names(nav, [definition]) == {"src/inventory/models.py": "restock"}
+
+    # é and 🍰 before the name: 1+2 UTF-16 units, 2+4 UTF-8 bytes, 1+1 code points.
+    [definition] = await nav.definition("src/inventory/labels.py", "é 🍰", "total_value")
+    assert _names(nav, [definition]) == {"src/inventory/models.py": "total_value"}
+
+    references = await nav.references("src/inventory/models.py", "def total_value", "total_value")
+    named = _names(nav, references)
+    assert named["src/inventory/labels.py"] == "total_value", named  # the column after é 🍰, converted back
+    assert {"src/inventory/__init__.py", "tests/test_models.py", "src/inventory/models.py"} <= set(named)
+
+    hover = await nav.hover("src/inventory/labels.py", "é 🍰", "total_value")
+    assert "total_value" in hover_text(hover)
+    assert "float" in hover_text(hover)
+    if hover.range is not None:
+        assert text_at(nav.path("src/inventory/labels.py"), hover.range, nav.encoding) == "total_value"
+
+    edits = await nav.rename("src/inventory/models.py", "def total_value", "total_value", "stock_value")
+    edited = _edited(nav, edits)
+    assert set(edited) >= {"src/inventory/models.py", "src/inventory/__init__.py", "tests/test_models.py"}
+    assert edited["src/inventory/labels.py"] == {"total_value"}
+    assert all(texts == {"total_value"} for texts in edited.values()), edited
+
+    # basedpyright's own findings join lintel's diagnostics (positions converted too: "café" precedes "5").
+    pricing = nav.open("src/inventory/pricing.py")
+    deadline = time.monotonic() + REQUEST_TIMEOUT
+    while not [d for d in nav.client.diagnostics.get(pricing, ()) if d.source == "basedpyright"]:
+        assert time.monotonic() < deadline, f"no basedpyright diagnostics; messages: {nav.messages}"
+        await asyncio.sleep(0.1)
+    found = {
+        text_at(nav.path("src/inventory/pricing.py"), d.range, nav.encoding)
+        for d in nav.client.diagnostics[pricing]
+        if d.range.start.line == 12
+    }
+    assert '"5"' in found, found
+
+
+async def test_typescript_through_typescript_language_server(session: Start, client_name: str) -> None:
+    require_tool("typescript-language-server", "npm install -g typescript-language-server typescript")
+    nav = await session(client_name, "node")
+
+    [definition] = await nav.definition("src/labels.ts", "é 🍰", "describe", into="src/api.ts")
+    assert _names(nav, [definition]) == {"src/api.ts": "describe"}
+
+    [definition] = await nav.definition("src/labels.ts", "shelfLabel(user: User)", "User", into="src/api.ts")
+    assert _names(nav, [definition]) == {"src/api.ts": "User"}
+
+    references = await nav.references("src/api.ts", "export function describe", "describe")
+    assert _names(nav, references) == {"src/api.ts": "describe", "src/labels.ts": "describe"}
+    covered = {text_at(Path(target(r)[0].removeprefix("file://")), target(r)[1], nav.encoding) for r in references}
+    assert covered == {"describe"}  # the import, the call after é 🍰 and the declaration
+
+    hover = await nav.hover("src/labels.ts", "é 🍰", "describe")
+    assert "describe(user: User): string" in hover_text(hover)
+    if hover.range is not None:
+        assert text_at(nav.path("src/labels.ts"), hover.range, nav.encoding) == "describe"
+
+    edits = await nav.rename("src/api.ts", "export function describe", "describe", "describeUser")
+    assert _edited(nav, edits) == {"src/api.ts": {"describe"}, "src/labels.ts": {"describe"}}
+
+    # Completion after é 🍰, and the item resolved by the child that made it.
+    position = nav.at("src/labels.ts", "é 🍰", "describe")
+    position.character += 3  # `des|cribe`
+    document = nav.doc("src/labels.ts")
+    completion = await nav.until(
+        lambda: nav.client.text_document_completion_async(
+            types.CompletionParams(text_document=document, position=position)
+        ),
+        bool,
+    )
+    items = completion.items if isinstance(completion, types.CompletionList) else completion
+    [item] = [i for i in items or () if i.label == "describe"]
+    resolved = await asyncio.wait_for(nav.client.completion_item_resolve_async(item), REQUEST_TIMEOUT)
+    assert "describe(user: User): string" in (resolved.detail or ""), resolved  # filled in by resolve
+
+    position = nav.at("src/labels.ts", "é 🍰", "user);")
+    help_ = await nav.until(
+        lambda: nav.client.text_document_signature_help_async(
+            types.SignatureHelpParams(text_document=document, position=position)
+        ),
+        bool,
+    )
+    assert help_ is not None
+    assert help_.signatures[0].label == "describe(user: User): string"
+
+
+async def test_go_through_gopls(session: Start, client_name: str) -> None:
+    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    nav = await session(client_name, "go")
+
+    [definition] = await nav.definition("greet_test.go", 'Greeting("Ana")', "Greeting")
+    assert _names(nav, [definition]) == {"greet.go": "Greeting"}
+
+    [definition] = await nav.definition("label.go", "é 🍰", "Greeting")
+    assert _names(nav, [definition]) == {"greet.go": "Greeting"}
+
+    references = await nav.references("greet.go", "func Greeting", "Greeting")
+    assert _names(nav, references) == {"greet.go": "Greeting", "greet_test.go": "Greeting", "label.go": "Greeting"}
+
+    hover = await nav.hover("label.go", "é 🍰", "Greeting")
+    assert "func Greeting(name string) string" in hover_text(hover)
+    if hover.range is not None:
+        assert text_at(nav.path("label.go"), hover.range, nav.encoding) == "Greeting"
+
+    edits = await nav.rename("label.go", "é 🍰", "Greeting", "Salutation")
+    assert _edited(nav, edits) == {"greet.go": {"Greeting"}, "greet_test.go": {"Greeting"}, "label.go": {"Greeting"}}
+
+    # gopls's progress ("Setting up workspace"…) reaches the editor under a token lintel created for it.
+    def relayed() -> list[Any]:
+        return [r for token, r in nav.client.progress_reports.items() if str(token).startswith("lintel/go:")]
+
+    for _ in range(100):
+        if relayed():
+            break
+        await asyncio.sleep(0.1)
+    assert any(isinstance(r[-1], types.WorkDoneProgressEnd) for r in relayed()), nav.client.progress_reports
+
+
+async def test_rust_through_rust_analyzer(session: Start, client_name: str) -> None:
+    require_rust_analyzer()
+    nav = await session(client_name, "rust")
+
+    [definition] = await nav.definition("src/main.rs", "let total = add(", "add")
+    assert _names(nav, [definition]) == {"src/lib.rs": "add"}
+
+    # "é" precedes `p.y` on this line of shapes.rs.
+    [definition] = await nav.definition("src/shapes.rs", 'let accent = "é"', "y)")
+    assert _names(nav, [definition]) == {"src/shapes.rs": "y"}
+
+    references = await nav.references("src/lib.rs", "pub fn add", "add")
+    assert {"src/lib.rs", "src/main.rs", "tests/integration.rs"} <= set(_names(nav, references))
+
+    hover = await nav.hover("src/main.rs", "let total = add(", "add")
+    assert "pub fn add(a: i32, b: i32) -> i32" in hover_text(hover)
+
+    edits = await nav.rename("src/lib.rs", "pub fn add", "add", "sum")
+    assert {"src/lib.rs", "src/main.rs", "tests/integration.rs"} <= set(_edited(nav, edits))
+
+
+# -- one connection, two servers ----------------------------------------------------------------------------
+
+
+async def test_polyglot_answers_go_and_typescript_over_one_connection(session: Start, client_name: str) -> None:
+    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    require_tool("typescript-language-server", "npm install -g typescript-language-server typescript")
+    nav = await session(client_name, "polyglot")
+    # Advertised in the initialize answer, before any child runs.
+    capabilities = nav.result.capabilities
+    assert capabilities.definition_provider
+    assert capabilities.references_provider
+    assert capabilities.hover_provider
+    assert capabilities.rename_provider == types.RenameOptions(prepare_provider=True)
+    assert capabilities.completion_provider is not None
+    assert capabilities.completion_provider.resolve_provider
+    assert {".", '"', "/"} <= set(capabilities.completion_provider.trigger_characters or ())
+    assert capabilities.signature_help_provider is not None
+    assert list(capabilities.signature_help_provider.trigger_characters or ()) == ["(", ","]
+    assert capabilities.workspace_symbol_provider
+
+    hover = await nav.hover("server_test.go", "got := Port()", "Port")
+    assert "func Port() int" in hover_text(hover)
+    [definition] = await nav.definition("server_test.go", "got := Port()", "Port")
+    assert _names(nav, [definition]) == {"server.go": "Port"}
+
+    [definition] = await nav.definition("ui/price.ts", "formatPrice(price: Price)", "Price")
+    assert _names(nav, [definition]) == {"ui/price.ts": "Price"}
+    hover = await nav.hover("ui/price.ts", "formatPrice(price: Price)", "formatPrice")
+    assert "formatPrice(price: Price): string" in hover_text(hover)
+
+    symbols = await nav.until(
+        lambda: nav.client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=nav.doc("server.go"))
+        ),
+        bool,
+    )
+    assert {s.name for s in symbols or ()} >= {"Port", "Shutdown"}
+
+    # workspace/symbol goes to both children; their answers arrive merged in one list.
+    def from_both(found: Any) -> bool:
+        files = uris_relative(nav.roots, [s.location.uri for s in found or ()])
+        return {"server.go", "ui/price.ts"} <= files
+
+    merged = await nav.until(
+        lambda: nav.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="Pr")), from_both
+    )
+    assert {"Port", "Price"} <= {s.name for s in merged or ()}
+
+
+# -- faults -------------------------------------------------------------------------------------------------
+
+
+async def test_killed_child_fails_its_request_at_once_and_restarts(session: Start) -> None:
+    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    nav = await session("visual-studio-code", "go")
+    await nav.definition("greet_test.go", 'Greeting("Ana")', "Greeting")
+    [gopls] = _child_pids(nav, "gopls")
+
+    # Frozen first, so the request is surely in flight (forwarded, unanswered) when the kill comes.
+    os.kill(gopls, signal.SIGSTOP)
+    params = types.HoverParams(
+        text_document=nav.doc("greet.go"), position=nav.at("greet.go", "func Greeting", "Greeting")
+    )
+    pending = asyncio.ensure_future(nav.client.text_document_hover_async(params))
+    await asyncio.sleep(0.5)
+    assert not pending.done()
+    os.kill(gopls, signal.SIGKILL)
+    killed = time.monotonic()
+    with pytest.raises(JsonRpcException) as failure:
+        await asyncio.wait_for(pending, 5)
+    elapsed = time.monotonic() - killed
+    assert elapsed < 1.0, f"the pending request failed {elapsed:.2f}s after the kill"
+    assert "gopls was killed by SIGKILL" in failure.value.message
+
+    # The next request restarts gopls (the open documents replayed) and is answered.
+    [definition] = await nav.definition("greet_test.go", 'Greeting("Ana")', "Greeting")
+    assert _names(nav, [definition]) == {"greet.go": "Greeting"}
+    restarted = _child_pids(nav, "gopls")
+    assert restarted
+    assert gopls not in restarted
+    hover = await nav.hover("greet.go", "func Greeting", "Greeting")
+    assert "func Greeting" in hover_text(hover)
+
+
+async def test_no_child_process_remains_after_shutdown_and_exit(tmp_path: Path) -> None:
+    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    require_tool("typescript-language-server", "npm install -g typescript-language-server typescript")
+    client, nav = await start_session(tmp_path, "neovim", "polyglot")
+    try:
+        await nav.hover("server_test.go", "got := Port()", "Port")
+        await nav.hover("ui/price.ts", "formatPrice(price: Price)", "formatPrice")
+        tree = descendants(nav.server_pid)
+        assert any("gopls" in c for c in tree.values())
+        assert any("typescript-language-server" in c for c in tree.values())
+        assert any("tsserver" in c for c in tree.values()), tree  # a grandchild: typescript-language-server's own
+        await asyncio.wait_for(client.shutdown_session(), 30)
+        assert client._server is not None
+        assert client._server.returncode is not None
+        survivors = {pid: cmd for pid, cmd in tree.items() if alive(pid)}
+        assert not survivors, f"still running after shutdown/exit: {survivors}"
+    finally:
+        await end_session(client)
+
+
+async def test_missing_server_answers_null_and_says_so_once(session: Start, client_name: str) -> None:
+    options = {**QUIET, "languages": {"go": {"server": ["gopls-not-installed-here"]}}}
+    nav = await session(client_name, "go", init_options=options)
+    params = types.HoverParams(
+        text_document=nav.doc("greet.go"), position=nav.at("greet.go", "func Greeting", "Greeting")
+    )
+    for _ in range(3):
+        assert await asyncio.wait_for(nav.client.text_document_hover_async(params), 30) is None
+    told = [m for m in nav.messages if "gopls-not-installed-here" in m]
+    assert len(told) == 1, nav.messages
+    assert "not found" in told[0]
+    assert "go install golang.org/x/tools/gopls@latest" in told[0]
+    # Everything else keeps working.
+    assert await nav.client.workspace_execute_command_async(types.ExecuteCommandParams(command="lintel.detect"))
+
+
+async def test_untrusted_workspace_starts_no_server(session: Start) -> None:
+    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    nav = await session("neovim", "go", init_options={**QUIET, "trusted": False})
+    params = types.DefinitionParams(
+        text_document=nav.doc("greet_test.go"), position=nav.at("greet_test.go", 'Greeting("Ana")', "Greeting")
+    )
+    assert await asyncio.wait_for(nav.client.text_document_definition_async(params), 30) is None
+    await asyncio.sleep(0.5)
+    assert not _child_pids(nav, "gopls"), descendants(nav.server_pid)
+
+
+async def test_server_diagnostics_can_be_switched_off(session: Start) -> None:
+    _require_pyright()
+    options = {"editor": {**QUIET["editor"], "forwardServerDiagnostics": False}}
+    nav = await session("neovim", "python", init_options=options)
+    pricing = nav.open("src/inventory/pricing.py")
+    # Navigation still works; and by the time it answers, basedpyright has checked the open file.
+    await nav.definition("src/inventory/pricing.py", "def discounted(item: Item", "Item")
+    await asyncio.sleep(2.0)
+    assert not [d for d in nav.client.diagnostics.get(pricing, ()) if d.source == "basedpyright"]

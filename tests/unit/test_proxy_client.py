@@ -1,0 +1,301 @@
+"""The child client against a tiny fake language server (faults only: crashes, floods, stubborn exits,
+helpers that outlive their parent). The real servers are exercised in tests/e2e/test_navigation.py."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lintel.proxy.client import ChildClient, ChildFailed, ChildSpec, ChildState
+from lsprotocol import types
+
+# A stdlib-only LSP server. argv[1:] are behaviours: flood (2 MB on stderr before answering), helper (starts a
+# grandchild that keeps the pipes open), stubborn (ignores exit), utf8 (accepts UTF-8 positions).
+FAKE_SERVER = r"""
+import json, os, subprocess, sys, time
+modes = set(sys.argv[1:])
+out = sys.stdout.buffer
+def send(message):
+    body = json.dumps(message).encode()
+    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    out.flush()
+def read():
+    length = 0
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        if line == b"\r\n":
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return json.loads(sys.stdin.buffer.read(length))
+if "flood" in modes:
+    sys.stderr.write(("x" * 1023 + "\n") * 2048)
+    sys.stderr.flush()
+if "helper" in modes:
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    sys.stderr.write(f"helper {helper.pid}\n")
+    sys.stderr.flush()
+while True:
+    message = read()
+    method, msg_id = message.get("method"), message.get("id")
+    if method == "initialize":
+        offered = message["params"]["capabilities"].get("general", {}).get("positionEncodings", [])
+        capabilities = {"hoverProvider": True, "definitionProvider": True, "textDocumentSync": 2}
+        if "utf8" in modes and "utf-8" in offered:
+            capabilities["positionEncoding"] = "utf-8"
+        send({"jsonrpc": "2.0", "id": msg_id, "result": {"capabilities": capabilities}})
+    elif method == "initialized":
+        send({"jsonrpc": "2.0", "id": "ask-1", "method": "workspace/configuration",
+              "params": {"items": [{"section": "fake"}]}})
+    elif method == "textDocument/hover":
+        send({"jsonrpc": "2.0", "id": msg_id, "result": {
+            "contents": {"kind": "markdown", "value": "fake"}, "x-unknown": {"kept": [1, 2]}}})
+    elif method == "textDocument/definition":
+        pass  # never answered: a request in flight
+    elif method == "$/cancelRequest":
+        sys.stderr.write(f"cancelled {message['params']['id']}\n")
+        sys.stderr.flush()
+    elif method == "textDocument/didOpen":
+        uri = message["params"]["textDocument"]["uri"]
+        send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {
+            "uri": uri, "diagnostics": [{"range": {"start": {"line": 0, "character": 1},
+                                                   "end": {"line": 0, "character": 2}}, "message": "m"}]}})
+    elif msg_id is not None and "result" in message:
+        sys.stderr.write(f"answer {json.dumps(message['result'])}\n")
+        sys.stderr.flush()
+    elif method == "shutdown":
+        send({"jsonrpc": "2.0", "id": msg_id, "result": None})
+    elif method == "exit" and "stubborn" not in modes:
+        sys.exit(0)
+"""
+
+
+class Host:
+    def __init__(self) -> None:
+        self.published: list[dict[str, Any]] = []
+        self.asked: list[types.ConfigurationParams] = []
+
+    async def configuration(self, child: ChildClient, params: types.ConfigurationParams) -> list[Any]:
+        self.asked.append(params)
+        return [{"answered": True}]
+
+    async def apply_edit(self, child: ChildClient, params: dict[str, Any]) -> Any:
+        return None
+
+    async def create_progress(self, child: ChildClient, params: types.WorkDoneProgressCreateParams) -> None:
+        return None
+
+    def progress(self, child: ChildClient, params: types.ProgressParams) -> None:
+        return None
+
+    def diagnostics(self, child: ChildClient, params: dict[str, Any]) -> None:
+        self.published.append(params)
+
+    def show_message(self, child: ChildClient, params: types.ShowMessageParams) -> None:
+        return None
+
+    def log_message(self, child: ChildClient, params: types.LogMessageParams) -> None:
+        return None
+
+
+def make_child(tmp_path: Path, *modes: str, encoding: str = "utf-16", grace: float = 1.0) -> tuple[ChildClient, Host]:
+    script = tmp_path / "fake_server.py"
+    script.write_text(FAKE_SERVER)
+    capabilities = types.ClientCapabilities(
+        general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind(encoding)])
+    )
+    spec = ChildSpec(
+        language="python",
+        root=tmp_path,
+        argv=(sys.executable, str(script), *modes),
+        name="fake-server",
+        encoding=encoding,  # type: ignore[arg-type]
+        capabilities=capabilities,
+        stop_grace=grace,
+        start_timeout=20,
+    )
+    host = Host()
+    return ChildClient(spec, host), host
+
+
+def hover_params(tmp_path: Path) -> types.HoverParams:
+    return types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=(tmp_path / "a.py").as_uri()),
+        position=types.Position(line=0, character=0),
+    )
+
+
+def definition_params(tmp_path: Path) -> types.DefinitionParams:
+    return types.DefinitionParams(
+        text_document=types.TextDocumentIdentifier(uri=(tmp_path / "a.py").as_uri()),
+        position=types.Position(line=0, character=0),
+    )
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("State"))
+    except (OSError, StopIteration):
+        return False
+    return "Z" not in state.split()[1]
+
+
+async def wait_for(predicate: Any, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition never held"
+        await asyncio.sleep(0.02)
+
+
+async def test_starts_relays_raw_results_and_answers_the_childs_requests(tmp_path: Path) -> None:
+    child, host = make_child(tmp_path)
+    await child.start()
+    try:
+        assert child.state is ChildState.RUNNING
+        assert child.encoding == "utf-16"  # the fake did not take UTF-8: the default
+        result = await child.request(types.TEXT_DOCUMENT_HOVER, hover_params(tmp_path))
+        # The JSON as the child sent it, field lsprotocol does not know included.
+        assert result == {"contents": {"kind": "markdown", "value": "fake"}, "x-unknown": {"kept": [1, 2]}}
+        await wait_for(lambda: "answer" in child.stderr_tail())
+        assert host.asked[0].items[0].section == "fake"
+        assert 'answer [{"answered": true}]' in child.stderr_tail()
+        child.notify(
+            types.TEXT_DOCUMENT_DID_OPEN,
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri="file:///x.py", language_id="python", version=1, text="ab")
+            ),
+        )
+        await wait_for(lambda: bool(host.published))
+        assert host.published[0]["diagnostics"][0]["range"]["start"] == {"line": 0, "character": 1}  # raw JSON
+    finally:
+        await child.stop()
+
+
+async def test_takes_the_encoding_the_child_answers(tmp_path: Path) -> None:
+    child, _ = make_child(tmp_path, "utf8", encoding="utf-8")
+    await child.start()
+    try:
+        assert child.encoding == "utf-8"
+    finally:
+        await child.stop()
+
+
+async def test_crash_mid_request_fails_it_within_a_second(tmp_path: Path) -> None:
+    child, _ = make_child(tmp_path)
+    await child.start()
+    try:
+        pending = asyncio.ensure_future(child.request(types.TEXT_DOCUMENT_DEFINITION, definition_params(tmp_path)))
+        await asyncio.sleep(0.2)
+        assert not pending.done()
+        assert child.pid is not None
+        os.kill(child.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        with pytest.raises(ChildFailed) as failure:
+            await asyncio.wait_for(pending, 5)
+        assert time.monotonic() - killed < 1.0
+        assert "fake-server was killed by SIGKILL" in failure.value.message
+        assert child.state is ChildState.FAILED
+        assert child.failed_at is not None
+        with pytest.raises(ChildFailed):
+            await child.request(types.TEXT_DOCUMENT_HOVER, hover_params(tmp_path))
+    finally:
+        await child.stop()
+
+
+async def test_crash_is_noticed_though_a_helper_keeps_the_pipes_open_and_the_helper_dies_too(tmp_path: Path) -> None:
+    child, _ = make_child(tmp_path, "helper")
+    await child.start()
+    try:
+        await wait_for(lambda: "helper" in child.stderr_tail())
+        helper = int(child.stderr_tail().split("helper ")[1].split()[0])
+        assert alive(helper)
+        pending = asyncio.ensure_future(child.request(types.TEXT_DOCUMENT_DEFINITION, definition_params(tmp_path)))
+        await asyncio.sleep(0.2)
+        assert child.pid is not None
+        os.kill(child.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        with pytest.raises(ChildFailed):
+            await asyncio.wait_for(pending, 5)
+        assert time.monotonic() - killed < 1.0
+        await wait_for(lambda: not alive(helper), timeout=5)
+    finally:
+        await child.stop()
+
+
+async def test_a_flood_on_stderr_does_not_block_the_child(tmp_path: Path) -> None:
+    child, _ = make_child(tmp_path, "flood")
+    await asyncio.wait_for(child.start(), 20)
+    try:
+        assert await child.request(types.TEXT_DOCUMENT_HOVER, hover_params(tmp_path))
+        assert child.stderr_tail().splitlines()[-1].startswith("xxxx")
+    finally:
+        await child.stop()
+
+
+async def test_cancelling_a_request_cancels_it_in_the_child(tmp_path: Path) -> None:
+    child, _ = make_child(tmp_path)
+    await child.start()
+    try:
+        pending = asyncio.ensure_future(child.request(types.TEXT_DOCUMENT_DEFINITION, definition_params(tmp_path)))
+        await asyncio.sleep(0.2)
+        pending.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await pending
+        await wait_for(lambda: "cancelled lintel-" in child.stderr_tail())
+        assert await child.request(types.TEXT_DOCUMENT_HOVER, hover_params(tmp_path))  # still serving
+    finally:
+        await child.stop()
+
+
+async def test_stop_sends_shutdown_and_exit(tmp_path: Path) -> None:
+    child, _ = make_child(tmp_path)
+    await child.start()
+    pid = child.pid
+    assert pid is not None
+    started = time.monotonic()
+    await child.stop()
+    assert time.monotonic() - started < 1.0  # it left on `exit`, no kill needed
+    assert child.state is ChildState.STOPPED
+    assert not alive(pid)
+
+
+async def test_stop_kills_a_child_that_ignores_exit_and_its_helpers(tmp_path: Path) -> None:
+    child, _ = make_child(tmp_path, "stubborn", "helper", grace=0.3)
+    await child.start()
+    await wait_for(lambda: "helper" in child.stderr_tail())
+    helper = int(child.stderr_tail().split("helper ")[1].split()[0])
+    pid = child.pid
+    assert pid is not None
+    pending = asyncio.ensure_future(child.request(types.TEXT_DOCUMENT_DEFINITION, definition_params(tmp_path)))
+    await asyncio.sleep(0.1)
+    await asyncio.wait_for(child.stop(), 5)
+    with pytest.raises(ChildFailed):
+        await pending
+    await wait_for(lambda: not alive(pid) and not alive(helper), timeout=5)
+
+
+async def test_a_missing_binary_fails_the_start(tmp_path: Path) -> None:
+    spec = ChildSpec(language="go", root=tmp_path, argv=(str(tmp_path / "no-such-gopls"),), name="gopls")
+    child = ChildClient(spec, Host())
+    with pytest.raises(ChildFailed) as failure:
+        await child.start()
+    assert "gopls cannot run" in failure.value.message
+    assert child.state is ChildState.FAILED
+
+
+async def test_a_child_that_exits_during_initialize_fails_the_start_with_its_last_words(tmp_path: Path) -> None:
+    script = tmp_path / "broken.py"
+    script.write_text("import sys\nsys.stderr.write(\"error: Unknown binary 'fake' in toolchain\\n\")\nsys.exit(1)\n")
+    spec = ChildSpec(language="rust", root=tmp_path, argv=(sys.executable, str(script)), name="rust-analyzer")
+    child = ChildClient(spec, Host())
+    with pytest.raises(ChildFailed) as failure:
+        await asyncio.wait_for(child.start(), 10)
+    assert "rust-analyzer exited with code 1: error: Unknown binary 'fake' in toolchain" in failure.value.message

@@ -1,0 +1,370 @@
+"""The manager on fake children from an injected factory: lazy start, document sync and replay, missing
+binaries, trust, crash restarts with backoff and the restart limit, shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lintel.detect import Language
+from lintel.proxy.client import ChildFailed, ChildSpec, ChildState
+from lintel.proxy.manager import ChildKey, Manager, RestartPolicy
+from lintel.proxy.servers import Command
+from lintel.server.positions import Unit
+from lsprotocol import types
+
+ROOT = Path("/work/project")
+SUFFIXES: dict[str, Language] = {".go": "go", ".ts": "node", ".py": "python"}
+
+
+class FakeChild:
+    """A child in memory: records what it was sent; `crash()` is SIGKILL; `start_error` a failed start."""
+
+    def __init__(self, spec: ChildSpec, start_error: str | None = None, start_delay: float = 0.0) -> None:
+        self.spec = spec
+        self.state = ChildState.STOPPED
+        self.failure: str | None = None
+        self.failed_at: float | None = None
+        self.encoding: Unit = "utf-16"
+        self.registered: set[str] = set()
+        self.sent: list[tuple[str, Any]] = []
+        self.stopped = False
+        self.killed = False
+        self._start_error = start_error
+        self._start_delay = start_delay
+        self.sync = types.TextDocumentSyncKind.Incremental
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def capabilities(self) -> types.ServerCapabilities:
+        return types.ServerCapabilities(hover_provider=True)
+
+    @property
+    def sync_kind(self) -> types.TextDocumentSyncKind:
+        return self.sync
+
+    @property
+    def save_includes_text(self) -> bool:
+        return True
+
+    async def start(self) -> None:
+        self.state = ChildState.STARTING
+        await asyncio.sleep(self._start_delay)
+        if self._start_error is not None:
+            self.crash(self._start_error)
+            raise ChildFailed(f"{self.name} {self._start_error}")
+        self.state = ChildState.RUNNING
+
+    async def request(self, method: str, params: Any) -> Any:
+        if self.state is not ChildState.RUNNING:
+            raise ChildFailed(f"{self.name} is not running")
+        self.sent.append((method, params))
+        return {"answered-by": self.spec.id}
+
+    def notify(self, method: str, params: Any) -> None:
+        if self.state is ChildState.RUNNING:
+            self.sent.append((method, params))
+
+    async def stop(self) -> None:
+        self.stopped = True
+        self.state = ChildState.STOPPED
+
+    def kill(self) -> None:
+        self.killed = True
+
+    def crash(self, reason: str = "was killed by SIGKILL") -> None:
+        self.state = ChildState.FAILED
+        self.failure = f"{self.name} {reason}"
+        self.failed_at = time.monotonic()
+
+    def methods(self) -> list[str]:
+        return [method for method, _ in self.sent]
+
+
+@dataclass
+class Hooks:
+    is_trusted: bool = True
+    missing: set[Language] = field(default_factory=set)
+    documents: dict[str, types.TextDocumentItem] = field(default_factory=dict)
+    told: list[tuple[str, str]] = field(default_factory=list)
+    encoding: Unit = "utf-16"
+
+    def trusted(self) -> bool:
+        return self.is_trusted
+
+    def locate(self, uri: str) -> tuple[Language, Path | None] | None:
+        path = Path(uri.removeprefix("file://"))
+        language = SUFFIXES.get(path.suffix)
+        if language is None:
+            return None
+        if not path.is_relative_to(ROOT):
+            return language, None
+        return language, ROOT / path.relative_to(ROOT).parts[0]
+
+    def plan(self, key: ChildKey) -> ChildSpec | Command:
+        language, root = key
+        name = {"go": "gopls", "node": "typescript-language-server", "python": "basedpyright-langserver"}[language]
+        if language in self.missing:
+            return Command(None, name, "install it somehow")
+        return ChildSpec(language=language, root=root, argv=(name,), name=name, encoding=self.encoding)
+
+    def snapshot(self, uri: str) -> types.TextDocumentItem | None:
+        return self.documents.get(uri)
+
+    def tell(self, cause: str, message: str) -> None:
+        if cause not in {c for c, _ in self.told}:
+            self.told.append((cause, message))
+
+    # the editor's side of a document
+
+    def open(self, relative: str, text: str = "x", version: int = 1) -> types.DidOpenTextDocumentParams:
+        uri = (ROOT / relative).as_uri()
+        item = types.TextDocumentItem(uri=uri, language_id="any", version=version, text=text)
+        self.documents[uri] = item
+        return types.DidOpenTextDocumentParams(text_document=item)
+
+    def change(self, relative: str, text: str) -> types.DidChangeTextDocumentParams:
+        uri = (ROOT / relative).as_uri()
+        before = self.documents[uri]
+        self.documents[uri] = types.TextDocumentItem(uri=uri, language_id="any", version=before.version + 1, text=text)
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+            text=text,
+        )
+        return types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=before.version + 1),
+            content_changes=[change],
+        )
+
+
+class Factory:
+    def __init__(self) -> None:
+        self.made: list[FakeChild] = []
+        self.start_error: str | None = None
+        self.start_delay = 0.0
+
+    def __call__(self, spec: ChildSpec) -> FakeChild:
+        child = FakeChild(spec, self.start_error, self.start_delay)
+        self.made.append(child)
+        return child
+
+
+POLICY = RestartPolicy(max_restarts=3, window=60.0, base=0.2, cap=1.0)
+
+
+@pytest.fixture
+def hooks() -> Hooks:
+    return Hooks()
+
+
+@pytest.fixture
+def factory() -> Factory:
+    return Factory()
+
+
+@pytest.fixture
+def manager(hooks: Hooks, factory: Factory) -> Manager:
+    return Manager(factory, hooks, POLICY)
+
+
+def uri(relative: str) -> str:
+    return (ROOT / relative).as_uri()
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def test_children_start_lazily_one_per_language_and_root(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    assert factory.made == []
+    await manager.did_open(hooks.open("api/main.go"))
+    await manager.did_open(hooks.open("api/util.go"))
+    await manager.did_open(hooks.open("web/app.ts"))
+    await manager.did_open(hooks.open("README.md"))
+    await settle()
+    assert sorted((c.spec.language, c.spec.root.name) for c in factory.made) == [("go", "api"), ("node", "web")]
+    go = await manager.child_for(uri("api/main.go"))
+    assert go is factory.made[0]
+    assert go.state is ChildState.RUNNING
+    other = await manager.child_for(uri("other/x.go"))  # another root: another child, on first use
+    assert other is not None
+    assert other.spec.root == ROOT / "other"
+    assert await manager.child_for(uri("README.md")) is None
+
+
+async def test_documents_opened_while_starting_are_replayed_in_order_at_their_latest_version(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    factory.start_delay = 0.05
+    await manager.did_open(hooks.open("api/a.go", "a1"))
+    await manager.did_open(hooks.open("api/b.go", "b1"))
+    await manager.did_change(hooks.change("api/a.go", "a2"))  # before the child runs: not forwarded
+    child = await manager.child_for(uri("api/a.go"))
+    assert child is not None
+    [fake] = factory.made
+    opened = [(p.text_document.uri, p.text_document.version, p.text_document.text) for m, p in fake.sent]
+    assert opened == [(uri("api/a.go"), 2, "a2"), (uri("api/b.go"), 1, "b1")]
+    assert fake.methods() == [types.TEXT_DOCUMENT_DID_OPEN] * 2
+
+
+async def test_sync_reaches_the_owning_child_with_the_editors_versions(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    await manager.did_open(hooks.open("api/a.go"))
+    await manager.child_for(uri("api/a.go"))
+    [fake] = factory.made
+    change = hooks.change("api/a.go", "y")
+    await manager.did_change(change)
+    save = types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri("api/a.go")))
+    await manager.did_save(save)
+    await manager.did_close(types.DidCloseTextDocumentParams(text_document=save.text_document))
+    await manager.did_change(hooks.change("api/a.go", "z"))  # closed: nothing more
+    assert fake.methods() == [
+        types.TEXT_DOCUMENT_DID_OPEN,
+        types.TEXT_DOCUMENT_DID_CHANGE,
+        types.TEXT_DOCUMENT_DID_SAVE,
+        types.TEXT_DOCUMENT_DID_CLOSE,
+    ]
+    assert fake.sent[1][1] is change  # incremental, same encoding: as the editor sent it
+    assert fake.sent[2][1].text == "y"  # the child asked for the text on save
+
+
+async def test_a_child_in_another_encoding_gets_whole_documents(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    hooks.encoding = "utf-8"  # the editor's; the fake child answers UTF-16
+    await manager.did_open(hooks.open("api/a.go", "é"))
+    await manager.child_for(uri("api/a.go"))
+    [fake] = factory.made
+    await manager.did_change(hooks.change("api/a.go", "é🍰"))
+    method, params = fake.sent[-1]
+    assert method == types.TEXT_DOCUMENT_DID_CHANGE
+    assert params.text_document.version == 2
+    [whole] = params.content_changes
+    assert isinstance(whole, types.TextDocumentContentChangeWholeDocument)
+    assert whole.text == "é🍰"
+
+
+async def test_missing_binary_answers_none_and_tells_once(manager: Manager, hooks: Hooks, factory: Factory) -> None:
+    hooks.missing.add("go")
+    await manager.did_open(hooks.open("api/a.go"))
+    for _ in range(3):
+        assert await manager.child_for(uri("api/a.go")) is None
+    assert factory.made == []
+    [(_, message)] = hooks.told
+    assert message == "navigation: gopls: not found on PATH — install it with: install it somehow"
+    assert await manager.child_for(uri("web/app.ts")) is not None  # other languages keep working
+
+
+async def test_untrusted_workspace_never_starts_a_child(manager: Manager, hooks: Hooks, factory: Factory) -> None:
+    hooks.is_trusted = False
+    await manager.did_open(hooks.open("api/a.go"))
+    await settle()
+    assert await manager.child_for(uri("api/a.go")) is None
+    assert factory.made == []
+
+
+async def test_a_crashed_child_is_restarted_on_next_use_with_its_documents(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    await manager.did_open(hooks.open("api/a.go", "one"))
+    first = await manager.child_for(uri("api/a.go"))
+    assert first is not None
+    factory.made[0].crash()
+    await manager.did_change(hooks.change("api/a.go", "two"))  # while it is down: kept for the replay
+    second = await manager.child_for(uri("api/a.go"))  # the first restart is immediate
+    assert second is not None
+    assert second is not first
+    [(method, params)] = factory.made[1].sent
+    assert method == types.TEXT_DOCUMENT_DID_OPEN
+    assert params.text_document.text == "two"
+
+
+async def test_restarts_back_off_and_stop_after_the_limit(manager: Manager, hooks: Hooks, factory: Factory) -> None:
+    await manager.did_open(hooks.open("api/a.go"))
+    assert await manager.child_for(uri("api/a.go")) is not None
+    factory.made[-1].crash()
+    assert await manager.child_for(uri("api/a.go")) is not None  # 1st failure: at once
+    factory.made[-1].crash()
+    started = time.monotonic()
+    assert await manager.child_for(uri("api/a.go")) is None  # 2nd: after 0.2 s, this request does not wait
+    assert time.monotonic() - started < 0.1
+    await asyncio.sleep(0.25)
+    assert await manager.child_for(uri("api/a.go")) is not None
+    assert time.monotonic() - started >= 0.2
+    factory.made[-1].crash()
+    assert await manager.child_for(uri("api/a.go")) is None  # 3rd: after 0.4 s
+    await asyncio.sleep(0.5)
+    assert await manager.child_for(uri("api/a.go")) is not None
+    assert len(factory.made) == 4
+    assert hooks.told == []
+    factory.made[-1].crash()  # 4th failure within the minute: given up
+    for _ in range(3):
+        assert await manager.child_for(uri("api/a.go")) is None
+    assert len(factory.made) == 4
+    [(cause, message)] = hooks.told
+    assert cause.startswith("gave-up:go:")
+    assert "gopls for /work/project/api failed 4 times within 60s; lintel stopped restarting it" in message
+    assert "was killed by SIGKILL" in message
+
+
+async def test_failed_starts_count_towards_the_limit_and_say_why(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    factory.start_error = "exited with code 1: error: Unknown binary 'rust-analyzer'"
+    for _ in range(20):
+        assert await manager.child_for(uri("api/a.go")) is None
+        await asyncio.sleep(0.05)
+    assert len(factory.made) == 4  # the first try and three restarts
+    causes = [c for c, _ in hooks.told]
+    assert causes[0].startswith("start-failed:")
+    assert causes[-1].startswith("gave-up:")
+    assert "Unknown binary 'rust-analyzer' — install or repair it" not in hooks.told[0][1]  # no hint in a fake spec
+    assert "Unknown binary 'rust-analyzer'" in hooks.told[0][1]
+
+
+async def test_a_file_outside_the_workspace_goes_to_a_running_child_of_its_language(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    assert await manager.child_for("file:///usr/lib/go/src/fmt/print.go") is None  # none running: none started
+    await manager.did_open(hooks.open("api/a.go"))
+    go = await manager.child_for(uri("api/a.go"))
+    assert await manager.child_for("file:///usr/lib/go/src/fmt/print.go") is go
+    library = types.TextDocumentItem(uri="file:///usr/lib/go/src/fmt/print.go", language_id="go", version=1, text="")
+    await manager.did_open(types.DidOpenTextDocumentParams(text_document=library))
+    await manager.did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=library.uri))
+    )
+    assert [(m, p.text_document.uri) for m, p in factory.made[0].sent[1:]] == [
+        (types.TEXT_DOCUMENT_DID_OPEN, library.uri),
+        (types.TEXT_DOCUMENT_DID_CLOSE, library.uri),
+    ]
+    assert len(factory.made) == 1
+
+
+async def test_shutdown_stops_every_child_and_starts_no_more(manager: Manager, hooks: Hooks, factory: Factory) -> None:
+    await manager.did_open(hooks.open("api/a.go"))
+    await manager.did_open(hooks.open("web/a.ts"))
+    assert await manager.child_for(uri("api/a.go")) is not None
+    assert await manager.child_for(uri("web/a.ts")) is not None
+    factory.start_delay = 10.0
+    await manager.did_open(hooks.open("py/a.py"))  # still starting at shutdown
+    await settle()
+    await asyncio.wait_for(manager.shutdown(), 2)
+    assert len(factory.made) == 3
+    assert all(c.stopped for c in factory.made)
+    assert await manager.child_for(uri("api/a.go")) is None
+    await manager.did_open(hooks.open("api/b.go"))
+    assert len(factory.made) == 3
+    manager.kill_all()
+    assert all(c.killed for c in factory.made)

@@ -1,0 +1,227 @@
+"""Routing editor requests to children: unsupported features, trigger characters, completion resolve back to
+the child that made the item, workspace/symbol merged across children, positions converted both ways."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from lintel.proxy.client import ChildFailed, ChildSpec, ChildState
+from lintel.proxy.manager import Manager
+from lintel.proxy.router import MARKER, Router
+from lintel.server.positions import Unit
+from lsprotocol import types
+
+from tests.unit.test_proxy_manager import ROOT, Hooks
+
+TEXT = 'x = "é🍰" name\n'
+
+
+class ScriptedChild:
+    """A running child whose answers a test scripts per method."""
+
+    def __init__(self, spec: ChildSpec, capabilities: types.ServerCapabilities, encoding: Unit = "utf-16") -> None:
+        self.spec = spec
+        self.state = ChildState.RUNNING
+        self.failure: str | None = None
+        self.failed_at: float | None = None
+        self.encoding = encoding
+        self.registered: set[str] = set()
+        self.answers: dict[str, Any] = {}
+        self.asked: list[tuple[str, Any]] = []
+        self._capabilities = capabilities
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def capabilities(self) -> types.ServerCapabilities:
+        return self._capabilities
+
+    @property
+    def sync_kind(self) -> types.TextDocumentSyncKind:
+        return types.TextDocumentSyncKind.Incremental
+
+    @property
+    def save_includes_text(self) -> bool:
+        return False
+
+    async def start(self) -> None:
+        self.state = ChildState.RUNNING
+
+    async def request(self, method: str, params: Any) -> Any:
+        self.asked.append((method, params))
+        answer = self.answers.get(method)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer() if callable(answer) else answer
+
+    def notify(self, method: str, params: Any) -> None:
+        return None
+
+    async def stop(self) -> None:
+        self.state = ChildState.STOPPED
+
+    def kill(self) -> None:
+        return None
+
+
+CAPABILITIES = types.ServerCapabilities(
+    hover_provider=True,
+    definition_provider=True,
+    completion_provider=types.CompletionOptions(trigger_characters=["."], resolve_provider=True),
+    signature_help_provider=types.SignatureHelpOptions(trigger_characters=["("]),
+    workspace_symbol_provider=True,
+)
+
+
+class Setup:
+    def __init__(self, editor: Unit = "utf-16", child: Unit = "utf-16") -> None:
+        self.hooks = Hooks(encoding=editor)
+        self.children: dict[str, ScriptedChild] = {}
+
+        def factory(spec: ChildSpec) -> ScriptedChild:
+            made = ScriptedChild(spec, CAPABILITIES, child)
+            self.children[spec.language] = made
+            return made
+
+        self.manager = Manager(factory, self.hooks)
+        self.router = Router(self.manager, lambda: editor, lambda uri: TEXT if uri.endswith("a.go") else None)
+
+    async def child(self, relative: str) -> ScriptedChild:
+        await self.manager.did_open(self.hooks.open(relative, TEXT))
+        found = await self.manager.child_for((ROOT / relative).as_uri())
+        assert isinstance(found, ScriptedChild)
+        return found
+
+
+def position_params(relative: str, character: int) -> types.HoverParams:
+    return types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=(ROOT / relative).as_uri()),
+        position=types.Position(line=0, character=character),
+        work_done_token="editor-token",
+    )
+
+
+async def test_a_request_goes_to_the_files_child_and_its_result_comes_back_as_sent() -> None:
+    setup = Setup()
+    go = await setup.child("api/a.go")
+    go.answers[types.TEXT_DOCUMENT_HOVER] = {"contents": "x", "x-unknown": [1]}
+    result = await setup.router.forward(
+        types.TEXT_DOCUMENT_HOVER, position_params("api/a.go", 8), (ROOT / "api/a.go").as_uri()
+    )
+    assert result == {"contents": "x", "x-unknown": [1]}
+    [(method, sent)] = go.asked
+    assert method == types.TEXT_DOCUMENT_HOVER
+    assert sent.position.character == 8
+    assert sent.work_done_token is None  # progress on the editor's token is not relayed
+
+
+async def test_positions_are_converted_both_ways_when_encodings_differ() -> None:
+    setup = Setup(editor="utf-8", child="utf-16")
+    go = await setup.child("api/a.go")
+    uri = (ROOT / "api/a.go").as_uri()
+    go.answers[types.TEXT_DOCUMENT_DEFINITION] = lambda: [
+        {"uri": uri, "range": {"start": {"line": 0, "character": 8}, "end": {"line": 0, "character": 12}}}
+    ]
+    result = await setup.router.forward(types.TEXT_DOCUMENT_DEFINITION, position_params("api/a.go", 11), uri)
+    assert go.asked[0][1].position.character == 8  # 11 UTF-8 bytes = 8 UTF-16 units on this line
+    assert result[0]["range"] == {"start": {"line": 0, "character": 11}, "end": {"line": 0, "character": 15}}
+
+
+async def test_unsupported_features_and_foreign_trigger_characters_answer_null_without_asking() -> None:
+    setup = Setup()
+    go = await setup.child("api/a.go")
+    uri = (ROOT / "api/a.go").as_uri()
+    params = types.ReferenceParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=0, character=0),
+        context=types.ReferenceContext(include_declaration=True),
+    )
+    assert await setup.router.forward(types.TEXT_DOCUMENT_REFERENCES, params, uri) is None
+    completion = types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=0, character=0),
+        context=types.CompletionContext(
+            trigger_kind=types.CompletionTriggerKind.TriggerCharacter, trigger_character="<"
+        ),
+    )
+    assert await setup.router.forward(types.TEXT_DOCUMENT_COMPLETION, completion, uri) is None
+    signature = types.SignatureHelpParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=0, character=0),
+        context=types.SignatureHelpContext(
+            trigger_kind=types.SignatureHelpTriggerKind.TriggerCharacter, trigger_character=",", is_retrigger=False
+        ),
+    )
+    assert await setup.router.forward(types.TEXT_DOCUMENT_SIGNATURE_HELP, signature, uri) is None
+    assert go.asked == []
+    assert (
+        await setup.router.forward(types.TEXT_DOCUMENT_HOVER, position_params("nowhere.txt", 0), "file:///x.txt")
+        is None
+    )
+
+
+async def test_completion_items_resolve_at_the_child_that_made_them() -> None:
+    setup = Setup()
+    go = await setup.child("api/a.go")
+    web = await setup.child("web/a.ts")
+    go_uri, web_uri = (ROOT / "api/a.go").as_uri(), (ROOT / "web/a.ts").as_uri()
+    go.answers[types.TEXT_DOCUMENT_COMPLETION] = {
+        "isIncomplete": False,
+        "items": [{"label": "Go", "data": 7}, {"label": "Bare"}],
+    }
+    web.answers[types.TEXT_DOCUMENT_COMPLETION] = [{"label": "Ts", "data": {"file": "a.ts"}}]
+    go_list = await setup.router.forward(types.TEXT_DOCUMENT_COMPLETION, completion_params(go_uri), go_uri)
+    web_list = await setup.router.forward(types.TEXT_DOCUMENT_COMPLETION, completion_params(web_uri), web_uri)
+    web_item = web_list[0]
+    assert web_item["data"] == {MARKER: {"child": web.spec.id, "uri": web_uri}, "data": {"file": "a.ts"}}
+
+    web.answers[types.COMPLETION_ITEM_RESOLVE] = {"label": "Ts", "detail": "resolved", "data": {"file": "a.ts"}}
+    resolved = await setup.router.resolve(types.CompletionItem(label="Ts", data=web_item["data"]))
+    assert web.asked[-1][1].data == {"file": "a.ts"}  # the child gets its own data back
+    assert resolved["detail"] == "resolved"
+    assert resolved["data"][MARKER]["child"] == web.spec.id
+    assert [m for m, _ in go.asked] == [types.TEXT_DOCUMENT_COMPLETION]
+
+    bare = go_list["items"][1]
+    go.answers[types.COMPLETION_ITEM_RESOLVE] = {"label": "Bare", "detail": "go"}
+    resolved = await setup.router.resolve(types.CompletionItem(label="Bare", data=bare["data"]))
+    assert go.asked[-1][1].data is None
+    assert resolved["detail"] == "go"
+    foreign = types.CompletionItem(label="lintel's own", data={"x": 1})
+    assert await setup.router.resolve(foreign) is foreign
+
+
+def completion_params(uri: str) -> types.CompletionParams:
+    return types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=0)
+    )
+
+
+async def test_workspace_symbol_merges_every_running_child_and_skips_a_failing_one() -> None:
+    setup = Setup()
+    go = await setup.child("api/a.go")
+    web = await setup.child("web/a.ts")
+    py = await setup.child("py/a.py")
+    go.answers[types.WORKSPACE_SYMBOL] = [{"name": "Port", "kind": 12, "location": {"uri": "file:///g.go"}}]
+    web.answers[types.WORKSPACE_SYMBOL] = [{"name": "Price", "kind": 11, "location": {"uri": "file:///p.ts"}}]
+    py.answers[types.WORKSPACE_SYMBOL] = ChildFailed("basedpyright-langserver was killed by SIGKILL")
+    merged = await setup.router.workspace_symbol(types.WorkspaceSymbolParams(query="P"))
+    assert sorted(s["name"] for s in merged) == ["Port", "Price"]
+
+
+async def test_a_child_failing_mid_request_reaches_the_editor_as_an_error() -> None:
+    setup = Setup()
+    go = await setup.child("api/a.go")
+    go.answers[types.TEXT_DOCUMENT_HOVER] = ChildFailed("gopls was killed by SIGKILL")
+    with pytest.raises(ChildFailed, match="gopls was killed by SIGKILL") as failure:
+        await asyncio.wait_for(
+            setup.router.forward(
+                types.TEXT_DOCUMENT_HOVER, position_params("api/a.go", 0), (ROOT / "api/a.go").as_uri()
+            ),
+            1,
+        )
+    assert failure.value.code == -32803
