@@ -316,6 +316,8 @@ async def run_planned(
         report_path = Path(scratch) / "report"
         exec_argv = [result.binary or argv[0], *argv[1:]]
         exec_argv = [str(report_path) if a == REPORT_PLACEHOLDER else a for a in exec_argv]
+        # What ran, as the user would type it: the placeholder becomes the report path it stood for.
+        result.argv = [str(report_path) if a == REPORT_PLACEHOLDER else a for a in result.argv]
         try:
             proc = await run_process(
                 exec_argv, cwd=project.root, env=run_env, timeout=seconds, on_start=on_start, stdin=stdin

@@ -1,0 +1,35 @@
+/** Entry point: wires the output channel, status bar, server client and commands. */
+import * as vscode from 'vscode';
+import { Lintel } from './client';
+import { COMMANDS, registerCommands } from './commands';
+import { StatusBar } from './statusBar';
+
+let lintel: Lintel | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel('Lintel', { log: true });
+  const status = new StatusBar(COMMANDS.showOutput);
+  lintel = new Lintel(context, output, status);
+  const client = lintel;
+  context.subscriptions.push(
+    output,
+    status,
+    client,
+    ...registerCommands(client, output),
+    // Untrusted, the server runs no process; once trusted it must start over to run them.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => client.restart()),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration('lintel.server')) {
+        void client.restart();
+      } else if (event.affectsConfiguration('lintel')) {
+        void client.settingsChanged();
+      }
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => client.detect()),
+  );
+  await client.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await lintel?.stop();
+}
