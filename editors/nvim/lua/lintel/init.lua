@@ -1,0 +1,45 @@
+-- lintel for Neovim: registers `lintel serve` with vim.lsp and adds the :Lintel* commands. The server decides
+-- everything; this only starts it and maps its workspace/executeCommand results onto quickfix and notifications.
+local M = {}
+
+---@class lintel.Options
+---@field cmd? string[] server command (default: `lintel serve`, else `python3 -m lintel serve`)
+---@field settings? table lintel settings (camelCase), sent as initializationOptions and as section `lintel`
+---@field open_quickfix? boolean open the quickfix window after a run that found something (default true)
+---@field lsp? vim.lsp.Config anything else to merge into the client configuration
+
+---@type lintel.Options
+M.options = { open_quickfix = true }
+
+--- `lintel serve` when `lintel` is on PATH, else the `lintel` module of the `python3` on PATH.
+---@return string[]
+function M.default_cmd()
+  if vim.fn.executable('lintel') == 1 then
+    return { 'lintel', 'serve' }
+  end
+  return { 'python3', '-m', 'lintel', 'serve' }
+end
+
+--- The server command in effect (the resolved `vim.lsp.config.lintel.cmd`).
+---@return string[]
+function M.cmd()
+  local cmd = (vim.lsp.config.lintel or {}).cmd
+  return type(cmd) == 'table' and cmd or M.default_cmd()
+end
+
+---@param opts? lintel.Options
+function M.setup(opts)
+  opts = opts or {}
+  M.options = vim.tbl_extend('force', M.options, opts)
+  local config = vim.tbl_deep_extend('force', {}, opts.lsp or {})
+  config.cmd = opts.cmd or config.cmd
+  if opts.settings then
+    config.init_options = opts.settings
+    config.settings = { lintel = opts.settings }
+  end
+  vim.lsp.config('lintel', config)
+  vim.lsp.enable('lintel')
+  require('lintel.commands').create()
+end
+
+return M

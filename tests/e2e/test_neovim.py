@@ -1,0 +1,384 @@
+"""The Neovim plugin (editors/nvim) in a real headless Neovim, on copies of the fixture workspaces.
+
+Each test runs one Lua scenario (see nvim_support.py) that opens files, waits for what the editor shows
+(`vim.diagnostic.get()`, the quickfix list, the buffer `vim.lsp.buf.definition()` jumps to, `:checkhealth`)
+and returns it; the assertions compare it with what `lintel check` reports for the same copy.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import copy_workspace
+from tests.e2e.nvim_support import PLUGIN, Neovim, require_nvim
+from tests.helpers import WORKSPACES, lintel_json, require_path, require_tool, run_lintel
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One language's files for the shared scenarios."""
+
+    language: str
+    lint_file: str  # has findings of lint_source
+    lint_source: str
+    nav_file: str  # uses a name defined in nav_target
+    nav_pattern: str  # a Vim regex whose match (\zs) puts the cursor on that name
+    nav_target: str
+    nav_target_text: str  # on the line the definition lands on
+    tools: tuple[str, ...]  # what lint and tests need
+    nav_server: str
+
+    def require(self, *, navigation: bool = False) -> None:
+        for tool in (*self.tools, self.nav_server) if navigation else self.tools:
+            require_tool(tool)
+        if self.language == "node":
+            require_path(WORKSPACES / "node" / "node_modules" / ".bin" / "eslint")
+
+
+CASES = {
+    "python": Case(
+        "python",
+        "src/inventory/pricing.py",
+        "ruff",
+        "src/inventory/pricing.py",
+        r"item: \zsItem",
+        "src/inventory/models.py",
+        "class Item",
+        ("ruff", "pytest"),
+        "basedpyright-langserver",
+    ),
+    "go": Case(
+        "go",
+        "greet.go",
+        "golangci-lint",
+        "label.go",
+        r"+ \zsGreeting(",
+        "greet.go",
+        "func Greeting",
+        ("go", "golangci-lint"),
+        "gopls",
+    ),
+    "node": Case(
+        "node",
+        "src/api.ts",
+        "eslint",
+        "src/labels.ts",
+        r"+ \zsdescribe(user)",
+        "src/api.ts",
+        "export function describe",
+        ("node", "npm"),
+        "typescript-language-server",
+    ),
+}
+
+
+@pytest.fixture
+def neovim(server_env: dict[str, str], tmp_path: Path) -> Neovim:
+    return Neovim(require_nvim(), tmp_path / "nvim", server_env)
+
+
+def workspace(name: str, tmp_path: Path) -> Path:
+    return copy_workspace(name, tmp_path / name)
+
+
+def check_issues(root: Path, only: str) -> list[dict[str, Any]]:
+    """`lintel check --only <only>` on the copy: the reference the editor's results are compared with."""
+    code, report = lintel_json("check", str(root), "--only", only)
+    assert code in (0, 1), report
+    return [i for i in report["issues"] if i["kind"] == only]
+
+
+def relative(root: Path, file: str) -> str:
+    return Path(file).resolve().relative_to(root.resolve()).as_posix()
+
+
+# -- diagnostics ----------------------------------------------------------------------------------------------
+
+OPEN_AND_WAIT = """
+local buf = T.edit(T.args.file)
+return T.wait_diagnostics(buf, T.args.source, function(found) return #found > 0 end)
+"""
+
+
+@pytest.mark.parametrize("language", CASES)
+def test_lint_findings_show_on_open(neovim: Neovim, tmp_path: Path, language: str) -> None:
+    case = CASES[language]
+    case.require()
+    root = workspace(language, tmp_path)
+    expected = Counter((i["line"], i["rule"]) for i in check_issues(root, "lint") if i["file"] == case.lint_file)
+    assert expected, f"the fixture's {case.lint_file} should have {case.lint_source} findings"
+
+    shown = neovim.run(OPEN_AND_WAIT, root, {"file": case.lint_file, "source": case.lint_source}).result
+
+    assert Counter((d["line"], d["code"]) for d in shown) == expected
+
+
+FIX_AND_SAVE = """
+local buf = T.edit('src/inventory/pricing.py')
+local before = T.wait_diagnostics(buf, 'ruff', function(found) return #found > 0 end)
+local unused = vim.iter(before):find(function(d) return d.code == 'F841' end)
+assert(unused, 'no F841 finding to fix: ' .. vim.inspect(before))
+vim.api.nvim_buf_set_lines(buf, unused.line - 1, unused.line, true, {})
+vim.cmd.write()
+local after = T.wait_diagnostics(buf, 'ruff', function(found)
+  return not vim.iter(found):any(function(d) return d.code == 'F841' end)
+end, 'the F841 diagnostic to go after :w')
+return { before = before, after = after }
+"""
+
+
+def test_fixing_a_finding_and_saving_clears_it(neovim: Neovim, tmp_path: Path) -> None:
+    root = workspace("python", tmp_path)
+
+    seen = neovim.run(FIX_AND_SAVE, root).result
+
+    before = {(d["line"], d["code"]) for d in seen["before"]}
+    after = {(d["line"], d["code"]) for d in seen["after"]}
+    assert {(8, "F841"), (13, "E711")} <= before
+    # The other finding is still there, one line up: a new run replaced the diagnostics, it did not just drop them.
+    assert after == before - {(8, "F841"), (13, "E711")} | {(12, "E711")}
+    assert "previous = item.price" not in (root / "src/inventory/pricing.py").read_text(encoding="utf-8")
+
+
+# -- commands -------------------------------------------------------------------------------------------------
+
+RUN_COMMANDS = """
+T.edit(T.args.file)
+local out = {}
+for _, command in ipairs(T.args.commands) do
+  local done = T.run(command)
+  table.insert(out, { command = command, error = done.error, ok = type(done.result) == 'table' and done.result.ok,
+                      quickfix = T.quickfix() })
+end
+return out
+"""
+
+
+def run_commands(neovim: Neovim, root: Path, file: str, *commands: str) -> tuple[list[dict[str, Any]], Any]:
+    run = neovim.run(RUN_COMMANDS, root, {"file": file, "commands": list(commands)})
+    return run.result, run
+
+
+def failures_in(quickfix: dict[str, Any], root: Path) -> set[tuple[str, int]]:
+    return {(relative(root, i["file"]), i["line"]) for i in quickfix["items"] if i["text"].startswith("FAILED ")}
+
+
+@pytest.mark.parametrize("language", CASES)
+def test_run_tests_puts_failures_in_quickfix(neovim: Neovim, tmp_path: Path, language: str) -> None:
+    case = CASES[language]
+    case.require()
+    root = workspace(language, tmp_path)
+    expected = {(i["file"], i["line"]) for i in check_issues(root, "test")}
+    assert expected, "the fixture should have a failing test"
+
+    [tests], run = run_commands(neovim, root, case.lint_file, "LintelRunTests")
+
+    assert tests.get("error") is None
+    assert tests["ok"] is False
+    assert tests["quickfix"]["title"] == f"lintel: {language} test"
+    assert failures_in(tests["quickfix"], root) == expected
+    assert run.notified(f"lintel: {language} test failed — {len(expected)} failure")
+
+
+def test_run_tests_python_failure_at_its_line(neovim: Neovim, tmp_path: Path) -> None:
+    root = workspace("python", tmp_path)
+
+    [tests, by_name, by_path, wrong], run = run_commands(
+        neovim,
+        root,
+        "src/inventory/pricing.py",
+        "LintelRunTests",
+        "LintelRunTests python",
+        "LintelRunTests path=tests timeout=120",
+        "LintelRunTests rust",
+    )
+
+    [failure] = [i for i in tests["quickfix"]["items"] if i["text"].startswith("FAILED ")]
+    assert (relative(root, failure["file"]), failure["line"], failure["type"]) == ("tests/test_models.py", 13, "E")
+    assert "test_total_value_counts_quantity" in failure["text"]
+    assert "AssertionError" in failure["text"]
+    assert by_name["quickfix"] == by_path["quickfix"] == tests["quickfix"]
+    assert 'language "rust" not detected in workspace; detected: python' in wrong["error"]
+    assert run.notified('lintel: lintel.runTests: language "rust" not detected')
+
+
+QUICKFIX_TYPES = {"error": "E", "warning": "W", "info": "I", "hint": "N"}
+
+
+def test_lint_and_typecheck_put_issues_in_quickfix(neovim: Neovim, tmp_path: Path) -> None:
+    require_tool("mypy")
+    root = workspace("python", tmp_path)
+    expected = {check: check_issues(root, check) for check in ("lint", "typecheck")}
+    assert all(expected.values()), expected
+
+    results, _ = run_commands(neovim, root, "src/inventory/pricing.py", "LintelLint", "LintelTypecheck")
+
+    for check, result in zip(expected, results, strict=True):
+        items = result["quickfix"]["items"]
+        assert result["quickfix"]["title"] == f"lintel: python {check}"
+        assert Counter((relative(root, i["file"]), i["line"]) for i in items) == Counter(
+            (i["file"], i["line"]) for i in expected[check]
+        )
+        # Severity and rule in the text, severity as the quickfix type.
+        texts = {(relative(root, i["file"]), i["line"]): (i["type"], i["text"]) for i in items}
+        for issue in expected[check]:
+            kind, text = texts[(issue["file"], issue["line"])]
+            assert kind == QUICKFIX_TYPES[issue["severity"]]
+            assert text.startswith(f"{issue['severity']}: ")
+            tool = f"{issue['source']} {issue['rule']}" if issue.get("rule") else issue["source"]
+            assert text.endswith(f"[{tool}]"), text
+
+
+def test_detect_names_the_tools(neovim: Neovim, tmp_path: Path) -> None:
+    root = workspace("python", tmp_path)
+
+    [detect], run = run_commands(neovim, root, "src/inventory/pricing.py", "LintelDetect")
+
+    assert detect.get("error") is None
+    [summary] = run.notified("lintel: python project at .")
+    assert re.search(r"^\s+lint\s+ruff \(found\)$", summary, re.M), summary
+    assert re.search(r"^\s+test\s+pytest \(found\)$", summary, re.M), summary
+
+
+# -- navigation -----------------------------------------------------------------------------------------------
+
+DEFINITION = """
+local buf = T.edit(T.args.file)
+assert(vim.fn.search(T.args.pattern) > 0, 'pattern not found: ' .. T.args.pattern)
+local origin = vim.api.nvim_win_get_cursor(0)
+local target = vim.fs.normalize(vim.fn.fnamemodify(T.args.target, ':p'))
+local function landed() return vim.api.nvim_buf_get_name(0) == target end
+local function moved()
+  return vim.api.nvim_get_current_buf() ~= buf or not vim.deep_equal(vim.api.nvim_win_get_cursor(0), origin)
+end
+-- While the child server still loads it may answer null, or (tsserver) with the import binding in this
+-- file: go back to the call and ask again.
+for _ = 1, 8 do
+  vim.api.nvim_set_current_buf(buf)
+  vim.api.nvim_win_set_cursor(0, origin)
+  local notified = #T.notifications
+  vim.lsp.buf.definition()
+  vim.wait(30000, function() return moved() or #T.notifications > notified end, 50)
+  if landed() then break end
+  vim.wait(500)
+end
+T.wait(1000, landed, 'definition to land in ' .. target)
+return { file = vim.api.nvim_buf_get_name(0), line = vim.api.nvim_get_current_line() }
+"""
+
+
+@pytest.mark.parametrize("language", CASES)
+def test_definition_lands_in_the_other_file(neovim: Neovim, tmp_path: Path, language: str) -> None:
+    case = CASES[language]
+    case.require(navigation=True)
+    root = workspace(language, tmp_path)
+
+    landed = neovim.run(
+        DEFINITION, root, {"file": case.nav_file, "pattern": case.nav_pattern, "target": case.nav_target}
+    ).result
+
+    assert relative(root, landed["file"]) == case.nav_target
+    assert case.nav_target_text in landed["line"]
+
+
+# -- health, setup, help --------------------------------------------------------------------------------------
+
+CHECKHEALTH = """
+vim.cmd('checkhealth lintel')
+return vim.api.nvim_buf_get_lines(0, 0, -1, false)
+"""
+
+
+def test_checkhealth_reports_server_version_and_tools(neovim: Neovim, tmp_path: Path) -> None:
+    root = workspace("python", tmp_path)
+    version = run_lintel("--version").stdout.strip()
+
+    report = "\n".join(neovim.run(CHECKHEALTH, root).result)
+
+    assert re.search(r"OK server command: lintel serve \(/\S+/lintel\)", report), report
+    assert f"OK version: {version}" in report
+    for check, tool in (("lint", "ruff"), ("test", "pytest"), ("format", "ruff")):
+        assert re.search(rf"OK python {check} \(\.\): {tool} — /\S+/{tool}$", report, re.M), report
+    assert "ERROR" not in report
+
+    broken = "\n".join(
+        neovim.run(
+            CHECKHEALTH, root, setup="require('lintel').setup({ cmd = { '/nonexistent/lintel', 'serve' } })"
+        ).result
+    )
+    assert "ERROR server command `/nonexistent/lintel serve` is not executable" in broken
+
+
+SETUP_CHOICES = """
+local lintel = require('lintel')
+local path = vim.env.PATH
+vim.env.PATH = T.args.bare_path
+local without = lintel.default_cmd()
+vim.env.PATH = path
+lintel.setup({ settings = { timeouts = { lint = 7 } } })
+local config = vim.lsp.config.lintel
+return {
+  without = without,
+  with = lintel.default_cmd(),
+  cmd = config.cmd,
+  init_options = config.init_options,
+  settings = config.settings,
+  filetypes = config.filetypes,
+  commands = vim.tbl_keys(vim.api.nvim_get_commands({})),
+}
+"""
+
+
+def test_setup_defaults_and_settings(neovim: Neovim, tmp_path: Path) -> None:
+    bare = tmp_path / "bare-bin"
+    bare.mkdir()
+
+    seen = neovim.run(SETUP_CHOICES, tmp_path, {"bare_path": str(bare)}, setup="").result
+
+    assert seen["without"] == ["python3", "-m", "lintel", "serve"]
+    assert seen["with"] == seen["cmd"] == ["lintel", "serve"]
+    assert seen["init_options"] == {"timeouts": {"lint": 7}}
+    assert seen["settings"] == {"lintel": {"timeouts": {"lint": 7}}}
+    assert set(seen["filetypes"]) == {
+        "go",
+        "gomod",
+        "rust",
+        "javascript",
+        "javascriptreact",
+        "typescript",
+        "typescriptreact",
+        "python",
+    }
+    assert {"LintelRunTests", "LintelTypecheck", "LintelLint", "LintelDetect"} <= set(seen["commands"])
+
+
+HELP = """
+vim.cmd('helptags ' .. vim.fn.fnameescape(T.args.doc))
+local found = {}
+for _, tag in ipairs({ 'lintel', 'lintel-setup', ':LintelRunTests', 'lintel-health', 'LintelCommandDone' }) do
+  vim.cmd('help ' .. tag)
+  found[tag] = vim.fn.expand('%:t') .. ':' .. vim.api.nvim_get_current_line()
+  vim.cmd('helpclose')
+end
+return found
+"""
+
+
+def test_help_file_has_its_tags(neovim: Neovim, tmp_path: Path) -> None:
+    copy = tmp_path / "plugin"
+    shutil.copytree(PLUGIN, copy)
+
+    found = neovim.run(HELP, tmp_path, {"doc": str(copy / "doc")}, setup=f"vim.opt.rtp:prepend('{copy}')").result
+
+    for tag, where in found.items():
+        assert where.startswith("lintel.txt:"), (tag, where)
+        assert f"*{tag}*" in where, (tag, where)
