@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Protocol
+import sys
+import threading
+from typing import Any, BinaryIO, Protocol
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -54,6 +57,41 @@ class LintelServer(LanguageServer):
         # one handler per method, and documents.py owns didOpen/didChange/didSave/didClose.
         self.document_listeners: list[DocumentListener] = []
 
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """stdio transport with stdin read on the event loop. pygls reads stdin through its thread pool,
+        three executor round trips per message; measured on the navigation benchmark that was ~0.75 ms of
+        added latency and CPU per request. Falls back to pygls's reader where stdin is not a pipe."""
+        source = stdin or sys.stdin.buffer
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(self._serve_pipe(source))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+    async def _serve_pipe(self, source: BinaryIO) -> None:
+        loop = asyncio.get_running_loop()
+        stream = asyncio.StreamReader(limit=64 * 1024 * 1024)
+        reader: Any
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), source)
+            reader = _PipeReader(stream)
+        except (ValueError, OSError) as exc:  # a regular file or another non-pipe stdin
+            log.info("stdin is not a pipe (%s); using pygls's threaded reader", exc)
+            reader = StdinAsyncReader(source, self.thread_pool)
+        assert self._stop_event is not None
+        await run_async(
+            stop_event=self._stop_event,
+            reader=reader,
+            protocol=self.protocol,
+            logger=log,
+            error_handler=self.report_server_error,
+        )
+
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         """A fire-and-forget task that is kept alive, logged when it fails, and cancelled at shutdown."""
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
@@ -74,6 +112,22 @@ class LintelServer(LanguageServer):
             log.info("%s: %s", getattr(source, "__name__", source), error)
             return
         log.error("server error (%s): %s", getattr(source, "__name__", source), error, exc_info=error)
+
+
+class _PipeReader:
+    """pygls's reader interface over an asyncio stream; at end of input it returns what is left, like a file."""
+
+    def __init__(self, stream: asyncio.StreamReader) -> None:
+        self._stream = stream
+
+    async def readline(self) -> bytes:
+        return await self._stream.readline()
+
+    async def readexactly(self, n: int) -> bytes:
+        try:
+            return await self._stream.readexactly(n)
+        except asyncio.IncompleteReadError as exc:
+            return exc.partial
 
 
 def create_server() -> LintelServer:

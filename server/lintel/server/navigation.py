@@ -134,6 +134,8 @@ class EditorBridge:
     def __init__(self, server: LintelServer) -> None:
         self._server = server
         self._tokens: dict[tuple[str, str | int], str] = {}  # (child, child's token) -> token the editor knows
+        # Progress for tokens the editor has not accepted yet, sent once it has.
+        self._held: dict[tuple[str, str | int], list[types.ProgressParams]] = {}
         self._converter = get_converter()
 
     def text(self, uri: str) -> str | None:
@@ -168,12 +170,33 @@ class EditorBridge:
     async def create_progress(self, child: ChildClient, params: types.WorkDoneProgressCreateParams) -> None:
         if not self._editor_can("window", "work_done_progress"):
             return
+        # The child is answered at once (basedpyright creates a token for every references request, and
+        # waiting for the editor each time was a round trip on the request's critical path); the editor is
+        # asked in the background and the token's progress is held until it has accepted the token.
+        key = (child.spec.id, params.token)
         token = f"lintel/{child.spec.id}/{params.token}"
-        await asyncio.wait_for(
-            self._server.window_work_done_progress_create_async(types.WorkDoneProgressCreateParams(token=token)),
-            EDITOR_TIMEOUT,
-        )
-        self._tokens[(child.spec.id, params.token)] = token
+        self._tokens[key] = token
+        held: list[types.ProgressParams] = []
+        self._held[key] = held
+
+        async def ask_editor() -> None:
+            try:
+                await asyncio.wait_for(
+                    self._server.window_work_done_progress_create_async(
+                        types.WorkDoneProgressCreateParams(token=token)
+                    ),
+                    EDITOR_TIMEOUT,
+                )
+            except Exception as exc:  # the editor refused or did not answer: drop this token's progress
+                log.info("editor did not accept progress token %s: %s", token, exc)
+                self._tokens.pop(key, None)
+                return
+            finally:
+                self._held.pop(key, None)
+            for message in held:
+                self._server.progress(message)
+
+        self._server.spawn(ask_editor())
 
     def progress(self, child: ChildClient, params: types.ProgressParams) -> None:
         # Only tokens the editor was asked to create: request tokens are not relayed (router drops them).
@@ -183,7 +206,12 @@ class EditorBridge:
             return
         if isinstance(params.value, dict) and params.value.get("kind") == "end":
             del self._tokens[key]
-        self._server.progress(types.ProgressParams(token=token, value=params.value))
+        message = types.ProgressParams(token=token, value=params.value)
+        held = self._held.get(key)
+        if held is not None:
+            held.append(message)  # the editor has not accepted the token yet
+        else:
+            self._server.progress(message)
 
     def diagnostics(self, child: ChildClient, params: dict[str, Any]) -> None:
         uri = params.get("uri")
