@@ -23,9 +23,11 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 from pygls.protocol import default_converter
+from pygls.uris import to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
+from tests.e2e.by_hand import Baselines
 from tests.helpers import WORKSPACES, tool_path
 
 SERVER_COMMAND = [sys.executable, "-m", "lintel", "serve"]
@@ -33,8 +35,7 @@ CLIENTS = ("visual-studio-code", "neovim")
 # Generous: a cold cargo or go build on a busy 2-core machine. Never an assertion on speed.
 DIAGNOSTICS_TIMEOUT = 120.0
 COMMAND_TIMEOUT = 300.0
-# Caches a copy should not carry (ruff's is keyed by path anyway); mypy's is kept: it is valid for the copy
-# (copytree keeps mtimes) and saves a cold mypy run per test.
+# Caches a copy should not carry; mypy's is kept (it checks content hashes) and saves a cold mypy run per test.
 _NOT_COPIED = shutil.ignore_patterns("target", "node_modules", ".ruff_cache", ".pytest_cache")
 
 Predicate = Callable[[Sequence[types.Diagnostic]], bool]
@@ -84,7 +85,9 @@ def make_client() -> RecordingClient:
 def copy_workspace(name: str, dest: Path) -> Path:
     """A private copy of tests/workspaces/<name>; node_modules are symlinked back so eslint and tsc resolve."""
     source = WORKSPACES / name
-    shutil.copytree(source, dest, symlinks=True, ignore=_NOT_COPIED)
+    # shutil.copy, not copy2: fresh mtimes. Every rust copy shares one CARGO_TARGET_DIR, and cargo trusts mtimes:
+    # a copy with the fixture's old mtimes would be "fresh" against a build of another test's edited copy.
+    shutil.copytree(source, dest, symlinks=True, ignore=_NOT_COPIED, copy_function=shutil.copy)
     for modules in _node_modules_dirs(source):
         (dest / modules.relative_to(source)).symlink_to(modules, target_is_directory=True)
     return dest
@@ -103,6 +106,8 @@ def tool_env(cargo_target_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
     env["PATH"] = tool_path()
     env["CARGO_TARGET_DIR"] = str(cargo_target_dir)
+    # The fixtures' own tests need none of the dev venv's pytest plugins, which cost ~2 s per pytest run.
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return env
 
 
@@ -168,9 +173,14 @@ class Editor:
         )
         return uri
 
+    def close(self, uri: str) -> None:
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+
     def save(self, uri: str, text: str) -> None:
         """What an editor does on save: the buffer changes (full text), the file is written, didSave."""
-        path = Path(uri.removeprefix("file://"))
+        path = Path(to_fs_path(uri) or uri)
         version = self.versions.get(uri, 1) + 1
         self.versions[uri] = version
         self.client.text_document_did_change(
@@ -180,7 +190,24 @@ class Editor:
             )
         )
         path.write_text(text, encoding="utf-8")
-        self.client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        self.did_save(uri)
+
+    def did_save(self, uri: str) -> None:
+        self.client.text_document_did_save(
+            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+
+    async def wait_for_publish(
+        self, uri: str, after: int, timeout: float = DIAGNOSTICS_TIMEOUT
+    ) -> list[types.Diagnostic]:
+        """The first publishDiagnostics for `uri` among those received after the first `after` ones."""
+        deadline = time.monotonic() + timeout
+        while True:
+            later = [p for p in self.client.published[after:] if p.uri == uri]
+            if later:
+                return list(later[0].diagnostics)
+            assert time.monotonic() < deadline, f"no publishDiagnostics for {uri} within {timeout:g}s"
+            await asyncio.sleep(0.05)
 
     async def wait_for_diagnostics(
         self, uri: str, predicate: Predicate, timeout: float = DIAGNOSTICS_TIMEOUT
@@ -218,17 +245,33 @@ class Editor:
         params = types.ExecuteCommandParams(command=command, arguments=list(arguments), work_done_token=token)
         return await asyncio.wait_for(self.client.workspace_execute_command_async(params), timeout)
 
-    def send_command(self, command: str, *arguments: Any, msg_id: str | None = None) -> tuple[str, asyncio.Task[Any]]:
-        """Send executeCommand under a known message id (so it can be cancelled) as a task."""
-        msg_id = msg_id or f"e2e-{uuid.uuid4()}"
+    def send_command(self, command: str, *arguments: Any) -> tuple[str, asyncio.Task[Any]]:
+        """Send executeCommand as a task, under a message id of our own (so it can be cancelled)."""
+        msg_id = f"e2e-{uuid.uuid4()}"
         params = types.ExecuteCommandParams(command=command, arguments=list(arguments))
         request = self.client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND, params, msg_id=msg_id)
         return msg_id, asyncio.ensure_future(request)
 
+    async def reconfigure(self, settings: dict[str, Any], language: str = "python") -> None:
+        """New `lintel` client settings, announced with didChangeConfiguration (pulled back through
+        workspace/configuration); returns once `lintel.detect` shows the new lint argv in use."""
+        self.client.set_configuration(settings, section="lintel")
+        self.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        wanted = settings.get("languages", {}).get(language, {}).get("lint")
+        deadline = time.monotonic() + 30
+        while True:
+            detected = await self.execute("lintel.detect", timeout=30)
+            argv = {p["language"]: p["checks"]["lint"]["argv"] for p in detected["projects"]}
+            if wanted is None or argv.get(language) == wanted:
+                return
+            assert time.monotonic() < deadline, f"the server never took the new settings: {argv}"
+            await asyncio.sleep(0.05)
+
     async def alive(self) -> None:
         """The server still answers a command (after bad input, say)."""
         detected = await self.execute("lintel.detect", timeout=30)
-        assert detected["version"] == 1 and detected["projects"], detected
+        assert detected["version"] == 1, detected
+        assert detected["projects"], detected
 
 
 def _language_id(path: Path) -> str:
@@ -241,17 +284,33 @@ def _language_id(path: Path) -> str:
     }.get(path.suffix, "plaintext")
 
 
-def pull_capabilities() -> types.ClientCapabilities:
-    """Neovim's capabilities plus what makes lintel serve pull diagnostics: textDocument.diagnostic and
-    workspace.diagnostics.refreshSupport."""
-    caps = client_capabilities("neovim")
-    assert caps.workspace is not None and caps.text_document is not None
+def pull_capabilities(client_name: str) -> types.ClientCapabilities:
+    """A bundled capability set plus what makes lintel serve pull diagnostics: textDocument.diagnostic and
+    workspace.diagnostics.refreshSupport (neither bundled set has both)."""
+    caps = client_capabilities(client_name)
+    assert caps.workspace is not None
+    assert caps.text_document is not None
     caps.text_document.diagnostic = types.DiagnosticClientCapabilities(dynamic_registration=False)
     caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
     return caps
 
 
 Start = Callable[..., Awaitable[Editor]]
+
+# Navigation servers that start instantly and say nothing (see silent_language_server.py).
+_SILENT = [sys.executable, str(Path(__file__).with_name("silent_language_server.py"))]
+SILENT_LANGUAGE_SERVERS = {"languages": {lang: {"server": _SILENT} for lang in ("go", "rust", "node", "python")}}
+
+
+def merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """`override` on top of `base`, table by table."""
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 # -- fixtures ---------------------------------------------------------------------------------------------
@@ -266,6 +325,11 @@ def cargo_target_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def server_env(cargo_target_dir: Path) -> dict[str, str]:
     return tool_env(cargo_target_dir)
+
+
+@pytest.fixture(scope="session")
+def baselines(tmp_path_factory: pytest.TempPathFactory, cargo_target_dir: Path) -> Baselines:
+    return Baselines(tmp_path_factory.mktemp("baselines"), tool_env(cargo_target_dir), copy_workspace)
 
 
 @pytest.fixture(params=CLIENTS)
@@ -300,16 +364,17 @@ def start(lsp: RecordingClient, client_name: str, tmp_path: Path) -> Start:
         *workspaces: str,
         init_options: Mapping[str, Any] | None = None,
         capabilities: types.ClientCapabilities | None = None,
-        roots: Sequence[Path] | None = None,
+        real_language_servers: bool = False,
     ) -> Editor:
-        folders = list(roots or ())
-        for name in workspaces:
-            folders.append(copy_workspace(name, tmp_path / name))
+        folders = [copy_workspace(name, tmp_path / name) for name in workspaces]
+        options = dict(init_options) if init_options is not None else None
+        if not real_language_servers:
+            options = merge(SILENT_LANGUAGE_SERVERS, options or {})
         params = types.InitializeParams(
             capabilities=capabilities or client_capabilities(client_name),
             root_uri=folders[0].as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders],
-            initialization_options=dict(init_options) if init_options is not None else None,
+            initialization_options=options,
         )
         result = await asyncio.wait_for(lsp.initialize_session(params), 60)
         return Editor(client=lsp, roots=folders, result=result)

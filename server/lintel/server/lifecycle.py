@@ -78,8 +78,9 @@ async def pull_client_settings(server: LintelServer) -> None:
         folder.client_settings = value if isinstance(value, Mapping) else None
 
 
-async def reload(server: LintelServer) -> None:
-    await pull_client_settings(server)
+async def reload(server: LintelServer, *, pull: bool = True) -> None:
+    if pull:
+        await pull_client_settings(server)
     server.notifier.forget("config:")
     for folder in server.session.folders:
         refresh_folder(server, folder)
@@ -123,11 +124,12 @@ def setup(server: LintelServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: LintelServer, params: types.DidChangeConfigurationParams) -> None:
         settings = params.settings
-        if isinstance(settings, Mapping) and isinstance(settings.get("lintel"), Mapping):
-            # Clients that push settings (no workspace/configuration support) send them here.
+        pushed = isinstance(settings, Mapping) and isinstance(settings.get("lintel"), Mapping)
+        if pushed:
+            # Clients that push settings send them here; asking the client again would replace them.
             for folder in ls.session.folders:
                 folder.client_settings = settings["lintel"]
-        await reload(ls)
+        await reload(ls, pull=not pushed)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def did_change_folders(ls: LintelServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
