@@ -124,12 +124,12 @@ def setup(server: LintelServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: LintelServer, params: types.DidChangeConfigurationParams) -> None:
         settings = params.settings
-        pushed = isinstance(settings, Mapping) and isinstance(settings.get("lintel"), Mapping)
-        if pushed:
+        section = settings.get("lintel") if isinstance(settings, Mapping) else None
+        if isinstance(section, Mapping):
             # Clients that push settings send them here; asking the client again would replace them.
             for folder in ls.session.folders:
-                folder.client_settings = settings["lintel"]
-        await reload(ls, pull=not pushed)
+                folder.client_settings = section
+        await reload(ls, pull=not isinstance(section, Mapping))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def did_change_folders(ls: LintelServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
