@@ -20,5 +20,9 @@ test-only:
 test: lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+bench: setup
+	$(PY) bench/lint_on_save.py
+	$(PY) bench/navigation.py
+
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import os
@@ -312,7 +313,10 @@ async def run_planned(
     )
 
     run_env = {**os.environ, **_QUIET_ENV, **spec.env, **(env or {})}
-    with tempfile.TemporaryDirectory(prefix="lintel-") as scratch:
+    # A scratch directory only for tools that write a report file (pytest's junit XML): making one costs
+    # ~0.3 ms, measurable on every lint-on-save.
+    wants_report = REPORT_PLACEHOLDER in argv
+    with tempfile.TemporaryDirectory(prefix="lintel-") if wants_report else contextlib.nullcontext("") as scratch:
         report_path = Path(scratch) / "report"
         exec_argv = [result.binary or argv[0], *argv[1:]]
         exec_argv = [str(report_path) if a == REPORT_PLACEHOLDER else a for a in exec_argv]
@@ -329,7 +333,7 @@ async def run_planned(
                 result.reason += f" — install it with: {spec.install_hint}"
             result.output = result.reason
             return result
-        report = _read_report(report_path)
+        report = _read_report(report_path) if wants_report else None
 
     result.exit_code = proc.exit_code
     result.stdout = proc.stdout
