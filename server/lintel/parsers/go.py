@@ -18,6 +18,7 @@ from typing import Any
 
 from lintel.issues import (
     Issue,
+    IssueKind,
     ParseContext,
     ParseResult,
     TestFailure,
@@ -58,6 +59,30 @@ class _Located:
     column: int | None
     message: str
     vet_error: bool
+
+
+def _located_issues(
+    located: Iterable[_Located],
+    source: str,
+    ctx: ParseContext,
+    kind: Callable[[_Located], IssueKind] = lambda _: "build",
+) -> list[Issue]:
+    """One error issue per distinct located line (the go command repeats a compile error per package)."""
+    issues: list[Issue] = []
+    seen: set[tuple[Any, ...]] = set()
+    for loc in located:
+        issue = make_issue(
+            kind=kind(loc),
+            message=loc.message,
+            source=source,
+            severity="error",
+            file=ctx.relpath(loc.file),
+            line=loc.line,
+            column=loc.column,
+        )
+        if _first_time(issue, seen):
+            issues.append(issue)
+    return issues
 
 
 def _located_lines(lines: Iterable[str], unknown: list[str] | None = None) -> list[_Located]:
@@ -228,20 +253,9 @@ def parse_go_vet(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     """
     unknown: list[str] = []
     lines = [*_clean(output.stdout).splitlines(), *_clean(output.stderr).splitlines()]
-    issues: list[Issue] = []
-    seen: set[tuple[Any, ...]] = set()
-    for loc in _located_lines(lines, unknown):
-        issue = make_issue(
-            kind="build" if loc.vet_error else "typecheck",
-            message=loc.message,
-            source="go vet",
-            severity="error",
-            file=ctx.relpath(loc.file),
-            line=loc.line,
-            column=loc.column,
-        )
-        if _first_time(issue, seen):
-            issues.append(issue)
+    issues = _located_issues(
+        _located_lines(lines, unknown), "go vet", ctx, kind=lambda loc: "build" if loc.vet_error else "typecheck"
+    )
     recognized = bool(issues) or (output.exit_code in (0, None) and not unknown)
     return ParseResult(issues=issues, recognized=recognized)
 
@@ -281,19 +295,7 @@ def parse_gofmt_list(output: ToolOutput, ctx: ParseContext) -> ParseResult:
                 hint=f"gofmt -w {printed}",
             )
         )
-    seen: set[tuple[Any, ...]] = set()
-    for loc in _located_lines(_clean(output.stderr).splitlines(), unknown):
-        issue = make_issue(
-            kind="build",
-            message=loc.message,
-            source="gofmt",
-            severity="error",
-            file=ctx.relpath(loc.file),
-            line=loc.line,
-            column=loc.column,
-        )
-        if _first_time(issue, seen):
-            issues.append(issue)
+    issues += _located_issues(_located_lines(_clean(output.stderr).splitlines(), unknown), "gofmt", ctx)
     recognized = not unknown and (output.exit_code in (0, None) or bool(issues))
     return ParseResult(issues=issues, recognized=recognized)
 
@@ -385,20 +387,7 @@ def parse_go_test(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     stderr_lines = _clean(output.stderr).splitlines()
     resolver = _DirResolver.build(run, ctx)
 
-    issues: list[Issue] = []
-    seen: set[tuple[Any, ...]] = set()
-    for loc in _located_lines([*run.build_output, *stderr_lines]):
-        issue = make_issue(
-            kind="build",
-            message=loc.message,
-            source="go test",
-            severity="error",
-            file=ctx.relpath(loc.file),
-            line=loc.line,
-            column=loc.column,
-        )
-        if _first_time(issue, seen):
-            issues.append(issue)
+    issues = _located_issues(_located_lines([*run.build_output, *stderr_lines]), "go test", ctx)
     build_issues = bool(issues)
 
     failures: list[TestFailure] = []
