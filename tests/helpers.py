@@ -115,6 +115,19 @@ def load_capture(tool: str, case: str) -> tuple[ToolOutput, ParseContext, dict[s
     return output, ctx, meta
 
 
+def truncated_capture(
+    case: tuple[str, str], cut_out: float, cut_err: float, code: int | None
+) -> tuple[ToolOutput, ParseContext]:
+    """A captured run cut short as the runner's cap would cut it: stdout ends in `[TRUNCATED]`."""
+    output, ctx, _ = load_capture(*case)
+    truncated = ToolOutput(
+        output.stdout[: int(len(output.stdout) * cut_out)] + "\n[TRUNCATED]",
+        output.stderr[: int(len(output.stderr) * cut_err)],
+        code,
+    )
+    return truncated, ctx
+
+
 def finding_keys(issues: Iterable[Mapping[str, Any]]) -> Counter[tuple[Any, ...]]:
     """A multiset of (file, line, rule) for comparing lintel's findings with a tool's own."""
     return Counter((i.get("file"), i.get("line"), i.get("rule")) for i in issues)

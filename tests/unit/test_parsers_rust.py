@@ -17,7 +17,7 @@ from lintel.parsers import get_parser
 from lintel.parsers.base import ToolOutput
 from lintel.parsers.rust import parse_cargo_messages, parse_cargo_test, parse_rustfmt_check
 
-from tests.helpers import load_capture
+from tests.helpers import load_capture, truncated_capture
 
 CTX = ParseContext(cwd="/ws", root="/ws")
 
@@ -417,12 +417,7 @@ def test_random_text_never_raises(stdout: str, stderr: str, code: int | None) ->
 def test_truncated_captures_never_raise(
     case: tuple[str, str], cut_out: float, cut_err: float, code: int | None
 ) -> None:
-    output, ctx, _ = load_capture(*case)
-    truncated = ToolOutput(
-        output.stdout[: int(len(output.stdout) * cut_out)] + "\n[TRUNCATED]",
-        output.stderr[: int(len(output.stderr) * cut_err)],
-        code,
-    )
+    truncated, ctx = truncated_capture(case, cut_out, cut_err, code)
     for parse in PARSERS:
         parse(truncated, ctx)
 
