@@ -14,17 +14,26 @@ log = logging.getLogger(__name__)
 class Scheduler:
     def __init__(self) -> None:
         self._tasks: dict[Hashable, asyncio.Task[None]] = {}
+        self._submitted: dict[Hashable, list[float]] = {}  # the last two request times per key
         self.started = 0  # runs that got past their debounce (benchmarks and tests count them)
 
     def submit(
         self, key: Hashable, job: Callable[[], Awaitable[None]], delay: float = 0.0, *, busy_delay: float = 0.0
     ) -> asyncio.Task[None]:
-        """Run `job` after `delay`; while an earlier run for `key` is still pending or running it is
-        cancelled (its process killed) and the new one waits `busy_delay` instead. So a single save is
-        linted at once, and a storm of saves collapses into the first run plus one on the final content."""
+        """Run `job` after `delay`; an earlier run for `key` still pending or running is cancelled (its
+        process killed). While a run is going, or after two requests within `busy_delay`, the new one waits
+        `busy_delay` instead: a single save is linted at once, and a storm of saves collapses into at most
+        the first runs plus one on the final content."""
         previous = self._tasks.get(key)
-        if previous is not None and not previous.done():
+        now = asyncio.get_running_loop().time()
+        recent = [t for t in self._submitted.get(key, []) if now - t < busy_delay]
+        self._submitted[key] = [*recent[-1:], now]
+        busy = previous is not None and not previous.done()
+        if previous is not None and busy:
             previous.cancel()
+        # A burst: a run still going, or two earlier requests inside the window (when the tool is faster than
+        # the saves, "still going" alone never holds and every save of a storm would start a process).
+        if busy or len(recent) >= 2:
             delay = max(delay, busy_delay)
 
         async def runner() -> None:
