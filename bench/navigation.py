@@ -28,28 +28,33 @@ What each number means:
 - **added** — median(lintel) − median(direct): the latency lintel adds to a request. Target ≤ 2 ms. The JSON also has
   the median of the paired differences, which is less sensitive to a load change in the middle of a run.
 - **throughput** — `--inflight` requests (default 8) kept in flight until `--requests` requests (all three methods in
-  turn) have been answered; rounds direct, lintel, lintel, direct; requests per second per side over both of its
-  rounds. **ratio** = lintel / direct. Target ≥ 0.9. A server that answers requests one after the other (basedpyright,
-  tsserver) hides lintel's cost behind its own; gopls answers in parallel, so lintel's single thread shows more there.
+  turn) have been answered; rounds direct, lintel, relay, relay, lintel, direct; requests per second per side over
+  both of its rounds. **ratio** = lintel / direct. Target ≥ 0.9. A server that answers requests one after the other
+  (basedpyright, tsserver) hides lintel's cost behind its own; gopls answers in parallel, so lintel's single thread
+  shows more there.
+- **ceiling** — a third instance of the server, started as the direct one, behind this script's `relay-raw` (asyncio,
+  whole messages copied as bytes both ways, nothing parsed): what any Python process in the middle costs on this
+  machine. Its ratio to direct bounds what lintel could reach; "lintel reaches X of it" is lintel's ratio over it.
 - **responses differ** — every lintel answer (sequential and throughput) compared with the direct answer to the same
   request, as parsed JSON; with neovim and a UTF-16 child the direct answer's ranges are first re-counted to UTF-8 by
   this script (its own arithmetic, not lintel's). Must be 0: results pass through unchanged. `direct unstable` counts
   direct answers that differed from the first direct answer to the same request (the server's own nondeterminism).
 
 - **CPU ms per request** — CPU time (/proc, 10 ms ticks, summed over the phase) divided by the requests: lintel's own
-  process one request at a time and in the bursts, and the language server's process tree, direct and behind lintel.
-  On 2 cores shared by the client, lintel and the server, throughput through lintel is bounded by the CPU all three
-  spend per request, so lintel's CPU per request against the server's explains most of the ratio.
+  process one request at a time and in the bursts (and the byte-copying relay's in its bursts), and the language
+  server's process tree, direct and behind lintel. On 2 cores shared by the client, lintel and the server, throughput
+  through lintel is bounded by the CPU all three spend per request, so lintel's CPU per request against the server's
+  explains most of the ratio.
 - **where the time goes** (`--floors`, on by default, needs gopls) — one gopls definition, one at a time, in rotation
   through: gopls direct; a minimal asyncio relay that copies bytes (the cost of any Python process in the middle);
-  lintel; lintel started with an asyncio pipe reader instead of pygls's thread-pool stdin reader (a what-if: the
-  same server, only `start_io` replaced); and three servers that answer with the canned gopls result — plain asyncio,
-  pygls, pygls with the asyncio reader. The differences between rows are printed: pygls's reader hop (three
-  executor round trips per message: header, blank line, body), the rest of pygls's handling, the extra process, and
-  lintel's own relay work. The stand-ins are this script: `python bench/navigation.py --serve MODE`.
+  lintel; and three servers that answer with the canned gopls result — plain asyncio, pygls, pygls with an asyncio
+  pipe reader. The differences between rows are printed: pygls's thread-pool reader hop (three executor round trips
+  per message: header, blank line, body; lintel reads stdin on its event loop instead), the rest of pygls's handling
+  (lintel's navigation requests bypass it, see lintel.wire), the extra process, and lintel's own relay work. The
+  stand-ins are this script: `python bench/navigation.py --serve MODE`.
 
 PASS/MISS compares with the targets; on a shared machine read the load averages printed with the table: latencies
-move with load, and the sequential alternation and the D-L-L-D rounds keep the two sides comparable, not absolute.
+move with load, and the sequential alternation and the D-L-R-R-L-D rounds keep the sides comparable, not absolute.
 `--profile DIR` runs lintel under cProfile (DIR/<server>-<client>.prof, top functions printed; the timings of such a
 run are not representative).
 """
@@ -538,10 +543,14 @@ async def measure_pair(
     argv, _ = child_command(workload, root)
     lintel = await start_lintel("lintel", lintel_argv, root, env, capabilities)
     direct: Side | None = None
+    relay: Side | None = None
     try:
         direct = await start_direct("direct", argv, workload, root, env, capabilities, lintel.encoding)
-        ready = await warm([direct, lintel], workload, args.warmup)
-        settled = await quiet([direct.rpc.pid, lintel.rpc.pid])
+        # The ceiling for any Python process in the middle: a second server behind a relay that only copies bytes.
+        relay_argv = [sys.executable, str(Path(__file__).resolve()), "--serve", "relay-raw", *argv]
+        relay = await start_direct("relay", relay_argv, workload, root, env, capabilities, lintel.encoding)
+        ready = await warm([direct, lintel, relay], workload, args.warmup)
+        settled = await quiet([direct.rpc.pid, lintel.rpc.pid, relay.rpc.pid])
 
         recount = Recount(direct.encoding, lintel.encoding)
         comparison = Comparison()
@@ -553,23 +562,28 @@ async def measure_pair(
         for ask in workload.asks:
             _, message = await direct.ask(ask)
             reference[ask] = recount(message, direct.params[ask]["textDocument"]["uri"])
-        seconds = {"direct": 0.0, "lintel": 0.0}
-        # CPU seconds during the bursts: lintel's own process; the language server (lintel's child, or direct).
-        cpu = {"lintel": 0.0, "direct_server": 0.0, "lintel_child": 0.0}
+        seconds = {"direct": 0.0, "lintel": 0.0, "relay": 0.0}
+        # CPU seconds during the bursts: lintel's own process, the relay's; the language server (lintel's child,
+        # or direct).
+        cpu = {"lintel": 0.0, "relay": 0.0, "direct_server": 0.0, "lintel_child": 0.0}
         servers = {"direct": [direct.rpc.pid, *descendants(direct.rpc.pid)], "lintel": descendants(lintel.rpc.pid)}
+        front = {"lintel": lintel.rpc.pid, "relay": relay.rpc.pid}
         by_method = [[a for a in workload.asks if a.method == method] for method in METHODS]
         mixed = [ask for turn in zip(*by_method, strict=True) for ask in turn]  # definition, hover, references, …
-        for side in (direct, lintel, lintel, direct):
-            before = cpu_seconds([lintel.rpc.pid]), cpu_seconds(servers[side.label])
+        for side in (direct, lintel, relay, relay, lintel, direct):
+            pid = front.get(side.label)
+            before = cpu_seconds([pid]) if pid else 0.0, cpu_seconds(servers.get(side.label, []))
             elapsed, answers = await burst(side, mixed, args.requests, args.inflight)
             seconds[side.label] += elapsed
-            if side is lintel:
-                cpu["lintel"] += cpu_seconds([lintel.rpc.pid]) - before[0]
-            cpu["lintel_child" if side is lintel else "direct_server"] += cpu_seconds(servers[side.label]) - before[1]
+            if pid:
+                cpu[side.label] += cpu_seconds([pid]) - before[0]
+            if side.label in servers:
+                key = "lintel_child" if side is lintel else "direct_server"
+                cpu[key] += cpu_seconds(servers[side.label]) - before[1]
             for ask, message in answers:
-                if side is direct:
+                if side is not lintel:
                     message = recount(message, side.params[ask]["textDocument"]["uri"])
-                comparison.check(ask, reference[ask], message, direct=side is direct)
+                comparison.check(ask, reference[ask], message, direct=side is not lintel)
         rates = {label: round(2 * args.requests / s, 1) for label, s in seconds.items()}
         return {
             "server": workload.name,
@@ -602,6 +616,8 @@ async def measure_pair(
                 "direct_rps": rates["direct"],
                 "lintel_rps": rates["lintel"],
                 "ratio": round(rates["lintel"] / rates["direct"], 3),
+                "relay_rps": rates["relay"],
+                "relay_ratio": round(rates["relay"] / rates["direct"], 3),
                 "cpu_ms_per_request": {key: round(value * 1000 / (2 * args.requests), 3) for key, value in cpu.items()},
             },
             "lintel_cpu_ms_per_request_sequential": round(sequential_cpu_ms, 3),
@@ -620,8 +636,9 @@ async def measure_pair(
         }
     finally:
         await lintel.rpc.stop()
-        if direct is not None:
-            await direct.rpc.stop()
+        for other in (direct, relay):
+            if other is not None:
+                await other.rpc.stop()
 
 
 def _added(per_side: dict[str, list[float]]) -> float:
@@ -649,7 +666,6 @@ FLOORS: dict[str, tuple[str, list[str] | None]] = {
     "gopls direct": ("direct", None),
     "minimal relay (asyncio, bytes copied)": ("direct", ["relay-raw"]),
     "lintel": ("front", None),
-    "lintel, asyncio stdin reader (what-if)": ("front", ["lintel-asyncio"]),
     "echo (asyncio, canned answer)": ("front", ["echo-raw"]),
     "echo (pygls, canned answer)": ("front", ["echo-pygls"]),
     "echo (pygls, asyncio stdin reader)": ("front", ["echo-pygls-asyncio"]),
@@ -662,12 +678,7 @@ GAPS = (
     ("pygls's thread-pool stdin reader", "echo (pygls, canned answer)", "echo (pygls, asyncio stdin reader)", True),
     ("pygls's message handling otherwise", "echo (pygls, asyncio stdin reader)", "echo (asyncio, canned answer)", True),
     ("an extra Python process at all", "minimal relay (asyncio, bytes copied)", "gopls direct", False),
-    (
-        "lintel beyond that (asyncio reader)",
-        "lintel, asyncio stdin reader (what-if)",
-        "minimal relay (asyncio, bytes copied)",
-        True,
-    ),
+    ("lintel beyond a minimal relay", "lintel", "minimal relay (asyncio, bytes copied)", True),
     ("lintel in all", "lintel", "gopls direct", False),
 )
 
@@ -862,13 +873,6 @@ def serve(mode: str, rest: Sequence[str]) -> int:
             server.start_io()
         else:
             _start_with_asyncio_reader(server)
-    elif mode == "lintel-asyncio":
-        import logging
-
-        from lintel.server.app import create_server
-
-        logging.basicConfig(level=logging.WARNING, format="lintel: %(levelname)s %(name)s: %(message)s")
-        _start_with_asyncio_reader(create_server())
     else:
         raise SystemExit(f"unknown --serve mode {mode!r}")
     return 0
@@ -957,11 +961,15 @@ def print_table(results: dict[str, Any]) -> None:
             f"lintel {rate['lintel_rps']:.0f}/s, ratio {rate['ratio']:.2f} (target ≥ {TARGETS['throughput_ratio']:g}) "
             f"{_verdict(rate['ratio'] >= TARGETS['throughput_ratio'])}"
         )
+        print(
+            f"{'':<35} ceiling: a byte-copying relay in front of the same server {rate['relay_rps']:.0f}/s, "
+            f"ratio {rate['relay_ratio']:.2f}; lintel reaches {rate['ratio'] / rate['relay_ratio']:.2f} of it"
+        )
         cpu = rate["cpu_ms_per_request"]
         print(
             f"{'':<35} CPU ms per request: lintel {run['lintel_cpu_ms_per_request_sequential']:.2f} one at a time, "
-            f"{cpu['lintel']:.2f} in the bursts; the server {cpu['direct_server']:.2f} direct, "
-            f"{cpu['lintel_child']:.2f} behind lintel"
+            f"{cpu['lintel']:.2f} in the bursts (the relay {cpu['relay']:.2f}); the server {cpu['direct_server']:.2f} "
+            f"direct, {cpu['lintel_child']:.2f} behind lintel"
         )
         print(
             f"{'':<35} responses: {responses['compared']} compared with direct, {responses['differ']} differ"

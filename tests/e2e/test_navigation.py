@@ -386,3 +386,52 @@ async def test_server_diagnostics_can_be_switched_off(session: Start) -> None:
     await nav.definition("src/inventory/pricing.py", "def discounted(item: Item", "Item")
     await asyncio.sleep(2.0)
     assert not [d for d in nav.client.diagnostics.get(pricing, ()) if d.source == "basedpyright"]
+
+
+async def _until(condition: Callable[[], bool], what: str, timeout: float = REQUEST_TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting until {what}"
+        await asyncio.sleep(0.05)
+
+
+def _argv(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")[:-1]
+
+
+async def test_a_changed_server_command_restarts_the_child_and_a_removed_folder_stops_it(session: Start) -> None:
+    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    nav = await session("visual-studio-code", "go")
+    await nav.definition("greet_test.go", 'Greeting("Ana")', "Greeting")
+    [first] = _child_pids(nav, "gopls")
+    assert _argv(first)[1:] == []
+
+    # A client pushing settings: the child restarts with the new command, its open documents replayed.
+    nav.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"lintel": {"languages": {"go": {"server": ["gopls", "serve"]}}}})
+    )
+    await _until(lambda: not alive(first), "the first gopls has stopped")
+    await _until(lambda: bool(_child_pids(nav, "gopls")), "a new gopls runs")
+    [second] = _child_pids(nav, "gopls")
+    assert _argv(second)[1:] == ["serve"]
+    [definition] = await nav.definition("greet_test.go", 'Greeting("Ana")', "Greeting")
+    assert _names(nav, [definition]) == {"greet.go": "Greeting"}
+
+    # The same settings again: nothing restarts.
+    nav.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"lintel": {"languages": {"go": {"server": ["gopls", "serve"]}}}})
+    )
+    await nav.hover("greet.go", "func Greeting", "Greeting")
+    assert _child_pids(nav, "gopls") == [second]
+
+    # The folder leaves the workspace: its child stops, and none starts for its files.
+    folder = types.WorkspaceFolder(uri=nav.roots[0].as_uri(), name=nav.roots[0].name)
+    nav.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(event=types.WorkspaceFoldersChangeEvent(added=[], removed=[folder]))
+    )
+    await _until(lambda: not alive(second), "gopls has stopped after its folder was removed")
+    params = types.HoverParams(
+        text_document=nav.doc("greet.go"), position=nav.at("greet.go", "func Greeting", "Greeting")
+    )
+    assert await asyncio.wait_for(nav.client.text_document_hover_async(params), REQUEST_TIMEOUT) is None
+    assert not _child_pids(nav, "gopls"), descendants(nav.server_pid)

@@ -90,10 +90,10 @@ class Host:
     async def apply_edit(self, child: ChildClient, params: dict[str, Any]) -> Any:
         return None
 
-    async def create_progress(self, child: ChildClient, params: types.WorkDoneProgressCreateParams) -> None:
+    def create_progress(self, child: ChildClient, token: str | int) -> None:
         return None
 
-    def progress(self, child: ChildClient, params: types.ProgressParams) -> None:
+    def progress(self, child: ChildClient, params: dict[str, Any]) -> None:
         return None
 
     def diagnostics(self, child: ChildClient, params: dict[str, Any]) -> None:
@@ -101,6 +101,9 @@ class Host:
 
     def show_message(self, child: ChildClient, params: types.ShowMessageParams) -> None:
         return None
+
+    async def show_document(self, child: ChildClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult:
+        return types.ShowDocumentResult(success=False)
 
     def log_message(self, child: ChildClient, params: types.LogMessageParams) -> None:
         return None

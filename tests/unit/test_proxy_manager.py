@@ -95,6 +95,8 @@ class Hooks:
     documents: dict[str, types.TextDocumentItem] = field(default_factory=dict)
     told: list[tuple[str, str]] = field(default_factory=list)
     encoding: Unit = "utf-16"
+    removed: set[Path] = field(default_factory=set)  # roots whose workspace folder is gone
+    argv: dict[Language, tuple[str, ...]] = field(default_factory=dict)  # configured server commands
 
     def trusted(self) -> bool:
         return self.is_trusted
@@ -108,12 +110,15 @@ class Hooks:
             return language, None
         return language, ROOT / path.relative_to(ROOT).parts[0]
 
-    def plan(self, key: ChildKey) -> ChildSpec | Command:
+    def plan(self, key: ChildKey) -> ChildSpec | Command | None:
         language, root = key
+        if root in self.removed:
+            return None
         name = {"go": "gopls", "node": "typescript-language-server", "python": "basedpyright-langserver"}[language]
         if language in self.missing:
             return Command(None, name, "install it somehow")
-        return ChildSpec(language=language, root=root, argv=(name,), name=name, encoding=self.encoding)
+        argv = self.argv.get(language, (name,))
+        return ChildSpec(language=language, root=root, argv=argv, name=name, encoding=self.encoding)
 
     def snapshot(self, uri: str) -> types.TextDocumentItem | None:
         return self.documents.get(uri)
@@ -368,3 +373,83 @@ async def test_shutdown_stops_every_child_and_starts_no_more(manager: Manager, h
     assert len(factory.made) == 3
     manager.kill_all()
     assert all(c.killed for c in factory.made)
+
+
+# -- configuration and workspace-folder changes ----------------------------------------------------------------
+
+
+async def test_an_unchanged_configuration_leaves_children_alone(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    await manager.did_open(hooks.open("api/a.go"))
+    child = await manager.child_for(uri("api/a.go"))
+    await manager.reconcile()
+    assert await manager.child_for(uri("api/a.go")) is child
+    assert factory.made == [child]
+    assert not factory.made[0].stopped
+
+
+async def test_a_changed_server_command_restarts_the_child_with_its_documents(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    await manager.did_open(hooks.open("api/a.go", "a1"))
+    await manager.did_open(hooks.open("web/b.ts"))
+    old = await manager.child_for(uri("api/a.go"))
+    web = await manager.child_for(uri("web/b.ts"))
+    await manager.did_change(hooks.change("api/a.go", "a2"))
+    hooks.argv["go"] = ("gopls", "-remote=auto")
+    await manager.reconcile()
+    new = await manager.child_for(uri("api/a.go"))
+    assert old is not None
+    assert new is not None
+    assert new is not old
+    assert factory.made[0].stopped
+    assert new.spec.argv == ("gopls", "-remote=auto")
+    assert isinstance(new, FakeChild)
+    [(method, params)] = new.sent
+    assert (method, params.text_document.version, params.text_document.text) == (types.TEXT_DOCUMENT_DID_OPEN, 2, "a2")
+    assert await manager.child_for(uri("web/b.ts")) is web  # other children keep running
+
+
+async def test_a_removed_folder_stops_its_children(manager: Manager, hooks: Hooks, factory: Factory) -> None:
+    await manager.did_open(hooks.open("api/a.go"))
+    await manager.did_open(hooks.open("web/b.ts"))
+    await manager.child_for(uri("api/a.go"))
+    await manager.child_for(uri("web/b.ts"))
+    hooks.removed.add(ROOT / "api")
+    await manager.reconcile()
+    go, web = factory.made
+    assert go.stopped
+    assert not web.stopped
+    assert await manager.child_for(uri("api/a.go")) is None  # nothing starts for a root outside the workspace
+    assert len(factory.made) == 2
+    assert [c.spec.language for c in manager.children()] == ["node"]
+
+
+async def test_an_untrusted_workspace_stops_every_child(manager: Manager, hooks: Hooks, factory: Factory) -> None:
+    await manager.did_open(hooks.open("api/a.go"))
+    await manager.child_for(uri("api/a.go"))
+    hooks.is_trusted = False
+    await manager.reconcile()
+    assert factory.made[0].stopped
+    assert manager.children() == []
+
+
+async def test_a_slot_that_gave_up_tries_again_once_its_command_changes(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    factory.start_error = "exited with code 1: bad flag"
+    for _ in range(20):
+        assert await manager.child_for(uri("api/a.go")) is None
+        await asyncio.sleep(0.05)
+    assert hooks.told[-1][0].startswith("gave-up:")
+    tries = len(factory.made)
+    await manager.reconcile()  # nothing changed: still given up
+    assert await manager.child_for(uri("api/a.go")) is None
+    assert len(factory.made) == tries
+    factory.start_error = None
+    hooks.argv["go"] = ("gopls", "serve")
+    await manager.reconcile()
+    child = await manager.child_for(uri("api/a.go"))
+    assert child is not None
+    assert child.spec.argv == ("gopls", "serve")

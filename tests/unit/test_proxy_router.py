@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 from lintel.proxy.client import ChildFailed, ChildSpec, ChildState
+from lintel.proxy.encoding import LineCache
 from lintel.proxy.manager import Manager
 from lintel.proxy.router import MARKER, Router
 from lintel.server.positions import Unit
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 
 from tests.unit.test_proxy_manager import ROOT, Hooks
 
@@ -88,7 +90,9 @@ class Setup:
             return made
 
         self.manager = Manager(factory, self.hooks)
-        self.router = Router(self.manager, lambda: editor, lambda uri: TEXT if uri.endswith("a.go") else None)
+        self.router = Router(
+            self.manager, lambda: editor, LineCache(lambda uri: TEXT if uri.endswith("a.go") else None)
+        )
 
     async def child(self, relative: str) -> ScriptedChild:
         await self.manager.did_open(self.hooks.open(relative, TEXT))
@@ -97,11 +101,19 @@ class Setup:
         return found
 
 
-def position_params(relative: str, character: int) -> types.HoverParams:
-    return types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=(ROOT / relative).as_uri()),
-        position=types.Position(line=0, character=character),
-        work_done_token="editor-token",
+def js(params: Any) -> dict[str, Any]:
+    """Params as the editor sent them: the router relays JSON."""
+    raw: dict[str, Any] = get_converter().unstructure(params)
+    return raw
+
+
+def position_params(relative: str, character: int) -> dict[str, Any]:
+    return js(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=(ROOT / relative).as_uri()),
+            position=types.Position(line=0, character=character),
+            work_done_token="editor-token",
+        )
     )
 
 
@@ -115,8 +127,8 @@ async def test_a_request_goes_to_the_files_child_and_its_result_comes_back_as_se
     assert result == {"contents": "x", "x-unknown": [1]}
     [(method, sent)] = go.asked
     assert method == types.TEXT_DOCUMENT_HOVER
-    assert sent.position.character == 8
-    assert sent.work_done_token is None  # progress on the editor's token is not relayed
+    assert sent["position"] == {"line": 0, "character": 8}
+    assert "workDoneToken" not in sent  # progress on the editor's token is not relayed
 
 
 async def test_positions_are_converted_both_ways_when_encodings_differ() -> None:
@@ -127,7 +139,7 @@ async def test_positions_are_converted_both_ways_when_encodings_differ() -> None
         {"uri": uri, "range": {"start": {"line": 0, "character": 8}, "end": {"line": 0, "character": 12}}}
     ]
     result = await setup.router.forward(types.TEXT_DOCUMENT_DEFINITION, position_params("api/a.go", 11), uri)
-    assert go.asked[0][1].position.character == 8  # 11 UTF-8 bytes = 8 UTF-16 units on this line
+    assert go.asked[0][1]["position"]["character"] == 8  # 11 UTF-8 bytes = 8 UTF-16 units on this line
     assert result[0]["range"] == {"start": {"line": 0, "character": 11}, "end": {"line": 0, "character": 15}}
 
 
@@ -135,26 +147,32 @@ async def test_unsupported_features_and_foreign_trigger_characters_answer_null_w
     setup = Setup()
     go = await setup.child("api/a.go")
     uri = (ROOT / "api/a.go").as_uri()
-    params = types.ReferenceParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        position=types.Position(line=0, character=0),
-        context=types.ReferenceContext(include_declaration=True),
+    params = js(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=0, character=0),
+            context=types.ReferenceContext(include_declaration=True),
+        )
     )
     assert await setup.router.forward(types.TEXT_DOCUMENT_REFERENCES, params, uri) is None
-    completion = types.CompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        position=types.Position(line=0, character=0),
-        context=types.CompletionContext(
-            trigger_kind=types.CompletionTriggerKind.TriggerCharacter, trigger_character="<"
-        ),
+    completion = js(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=0, character=0),
+            context=types.CompletionContext(
+                trigger_kind=types.CompletionTriggerKind.TriggerCharacter, trigger_character="<"
+            ),
+        )
     )
     assert await setup.router.forward(types.TEXT_DOCUMENT_COMPLETION, completion, uri) is None
-    signature = types.SignatureHelpParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        position=types.Position(line=0, character=0),
-        context=types.SignatureHelpContext(
-            trigger_kind=types.SignatureHelpTriggerKind.TriggerCharacter, trigger_character=",", is_retrigger=False
-        ),
+    signature = js(
+        types.SignatureHelpParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=0, character=0),
+            context=types.SignatureHelpContext(
+                trigger_kind=types.SignatureHelpTriggerKind.TriggerCharacter, trigger_character=",", is_retrigger=False
+            ),
+        )
     )
     assert await setup.router.forward(types.TEXT_DOCUMENT_SIGNATURE_HELP, signature, uri) is None
     assert go.asked == []
@@ -180,24 +198,26 @@ async def test_completion_items_resolve_at_the_child_that_made_them() -> None:
     assert web_item["data"] == {MARKER: {"child": web.spec.id, "uri": web_uri}, "data": {"file": "a.ts"}}
 
     web.answers[types.COMPLETION_ITEM_RESOLVE] = {"label": "Ts", "detail": "resolved", "data": {"file": "a.ts"}}
-    resolved = await setup.router.resolve(types.CompletionItem(label="Ts", data=web_item["data"]))
-    assert web.asked[-1][1].data == {"file": "a.ts"}  # the child gets its own data back
+    resolved = await setup.router.resolve({"label": "Ts", "data": web_item["data"]})
+    assert web.asked[-1][1]["data"] == {"file": "a.ts"}  # the child gets its own data back
     assert resolved["detail"] == "resolved"
     assert resolved["data"][MARKER]["child"] == web.spec.id
     assert [m for m, _ in go.asked] == [types.TEXT_DOCUMENT_COMPLETION]
 
     bare = go_list["items"][1]
     go.answers[types.COMPLETION_ITEM_RESOLVE] = {"label": "Bare", "detail": "go"}
-    resolved = await setup.router.resolve(types.CompletionItem(label="Bare", data=bare["data"]))
-    assert go.asked[-1][1].data is None
+    resolved = await setup.router.resolve({"label": "Bare", "data": bare["data"]})
+    assert "data" not in go.asked[-1][1]
     assert resolved["detail"] == "go"
-    foreign = types.CompletionItem(label="lintel's own", data={"x": 1})
+    foreign = {"label": "lintel's own", "data": {"x": 1}}
     assert await setup.router.resolve(foreign) is foreign
 
 
-def completion_params(uri: str) -> types.CompletionParams:
-    return types.CompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=0)
+def completion_params(uri: str) -> dict[str, Any]:
+    return js(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=0)
+        )
     )
 
 
@@ -209,7 +229,7 @@ async def test_workspace_symbol_merges_every_running_child_and_skips_a_failing_o
     go.answers[types.WORKSPACE_SYMBOL] = [{"name": "Port", "kind": 12, "location": {"uri": "file:///g.go"}}]
     web.answers[types.WORKSPACE_SYMBOL] = [{"name": "Price", "kind": 11, "location": {"uri": "file:///p.ts"}}]
     py.answers[types.WORKSPACE_SYMBOL] = ChildFailed("basedpyright-langserver was killed by SIGKILL")
-    merged = await setup.router.workspace_symbol(types.WorkspaceSymbolParams(query="P"))
+    merged = await setup.router.workspace_symbol({"query": "P"})
     assert sorted(s["name"] for s in merged) == ["Port", "Price"]
 
 

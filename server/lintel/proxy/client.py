@@ -17,7 +17,7 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,6 +31,7 @@ from pygls.protocol import LanguageServerProtocol
 from lintel import __version__
 from lintel.detect import Language
 from lintel.server.positions import Unit
+from lintel.wire import BatchWriter, encode, read_message
 
 log = logging.getLogger(__name__)
 
@@ -118,13 +119,17 @@ class ChildHost(Protocol):
 
     async def apply_edit(self, child: ChildClient, params: dict[str, Any]) -> Any: ...
 
-    async def create_progress(self, child: ChildClient, params: types.WorkDoneProgressCreateParams) -> None: ...
+    def create_progress(self, child: ChildClient, token: str | int) -> None:
+        """The child created a progress token (it has been answered already)."""
 
-    def progress(self, child: ChildClient, params: types.ProgressParams) -> None: ...
+    def progress(self, child: ChildClient, params: dict[str, Any]) -> None:
+        """A `$/progress` notification's params, as JSON."""
 
     def diagnostics(self, child: ChildClient, params: dict[str, Any]) -> None: ...
 
     def show_message(self, child: ChildClient, params: types.ShowMessageParams) -> None: ...
+
+    async def show_document(self, child: ChildClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult: ...
 
     def log_message(self, child: ChildClient, params: types.LogMessageParams) -> None: ...
 
@@ -171,8 +176,7 @@ def child_capabilities(editor: types.ClientCapabilities, encoding: Unit) -> type
     workspace["configuration"] = True  # answered by lintel (relayed when the editor can)
     text_document = raw.setdefault("textDocument", {})
     text_document.pop("diagnostic", None)
-    window = raw.setdefault("window", {})
-    window.pop("showDocument", None)
+    raw.setdefault("window", {})  # showDocument stays when the editor has it: relayed (EditorBridge)
     capabilities: types.ClientCapabilities = converter.structure(raw, types.ClientCapabilities)
     return capabilities
 
@@ -229,11 +233,18 @@ class ChildClient:
         self._client = _Connection("lintel", __version__, protocol_cls=ChildProtocol, converter_factory=get_converter)
         self.protocol: ChildProtocol = self._client.protocol  # type: ignore[assignment]
         self._process: _Process | None = None
-        self._pending: dict[str, Any] = {}
+        self._pending: dict[str, Any] = {}  # lifecycle requests, through pygls
+        self._relayed: dict[str, asyncio.Future[Any]] = {}  # relayed requests, raw JSON both ways
+        self._out: BatchWriter | None = None
         self._ids = itertools.count(1)
         self._stopping = False
         self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
         self._register_handlers()
+        # Frequent messages from the child handled on their JSON, before pygls would structure them.
+        self._raw_handlers: dict[str, Callable[[dict[str, Any]], None]] = {
+            types.PROGRESS: self._on_progress,
+            types.WINDOW_WORK_DONE_PROGRESS_CREATE: self._on_create_progress,
+        }
 
     # -- what the manager and router read ---------------------------------------------------------------
 
@@ -293,7 +304,8 @@ class ChildClient:
         assert handle.stdin is not None
         assert handle.stdout is not None
         assert handle.stderr is not None
-        self.protocol.set_writer(handle.stdin)
+        self._out = BatchWriter(handle.stdin.write, spec.name)
+        self.protocol.set_writer(self._out)  # pygls's messages and relayed ones share one ordered stream
         process = _Process(handle)
         self._process = process
         reader = asyncio.create_task(self._read(handle.stdout), name=f"{spec.id} reader")
@@ -350,6 +362,8 @@ class ChildClient:
         self._signal_group(signal.SIGKILL)  # the process, or helpers it left behind
         self._fail_pending(f"{self.name} was stopped")
         with contextlib.suppress(Exception):
+            if self._out is not None:
+                self._out.close()
             process.handle.stdin.close()  # type: ignore[union-attr]
         await self._finish(process)
 
@@ -361,9 +375,59 @@ class ChildClient:
     # -- messages ----------------------------------------------------------------------------------------
 
     async def request(self, method: str, params: Any) -> Any:
+        """Relay a request: `params` as JSON (a dict, or lsprotocol attrs), the result as the child sent it.
+
+        This is the hot path of navigation, so it bypasses pygls both ways: the request is written as bytes
+        and the answer is settled by the reader straight from its json.loads (pygls would structure the
+        message, run two runtime Protocol isinstance checks and hop through a concurrent future)."""
         if self.state is not ChildState.RUNNING:
             raise ChildFailed(f"{self.name} is not running" + (f": {self.failure}" if self.failure else ""))
-        return await self._send(method, params)
+        if hasattr(params, "__attrs_attrs__"):
+            params = self.protocol._converter.unstructure(params)
+        msg_id = f"lintel-{next(self._ids)}"
+        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._relayed[msg_id] = waiter
+        try:
+            self._write({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+            return await waiter
+        except asyncio.CancelledError:
+            # The editor cancelled: so does the child. Its late answer then finds no waiter (a debug line).
+            if self._relayed.pop(msg_id, None) is not None and self.state is ChildState.RUNNING:
+                with contextlib.suppress(Exception):
+                    self._write({"jsonrpc": "2.0", "method": types.CANCEL_REQUEST, "params": {"id": msg_id}})
+            raise
+        finally:
+            self._relayed.pop(msg_id, None)
+
+    def _write(self, message: dict[str, Any]) -> None:
+        """One JSON-RPC message to the child, through the writer pygls's messages take too (so in order)."""
+        out = self._out
+        if out is None or out.closed:
+            self._fail("closed its input")
+            raise ChildFailed(self.failure or f"{self.name} is not running")
+        out.write(encode(message))
+
+    def _answer(self, data: dict[str, Any]) -> bool:
+        """Settle a relayed request from its answer; False when the answer is not for one (pygls's then)."""
+        waiter = self._relayed.pop(data.get("id"), None)  # type: ignore[arg-type]
+        if waiter is None:
+            return False
+        if waiter.done():
+            return True
+        error = data.get("error")
+        if isinstance(error, dict):
+            code = error.get("code")
+            message = error.get("message")
+            waiter.set_exception(
+                JsonRpcException(
+                    message=message if isinstance(message, str) else "the language server answered an error",
+                    code=code if isinstance(code, int) else REQUEST_FAILED,
+                    data=error.get("data"),
+                )
+            )
+        else:
+            waiter.set_result(data.get("result"))
+        return True
 
     def notify(self, method: str, params: Any) -> None:
         if self.state is not ChildState.RUNNING:
@@ -405,6 +469,10 @@ class ChildClient:
             if not future.done():
                 future.set_exception(ChildFailed(reason))
         self._pending.clear()
+        relayed, self._relayed = self._relayed, {}
+        for waiter in relayed.values():
+            if not waiter.done():
+                waiter.set_exception(ChildFailed(reason))
 
     def _fail(self, reason: str) -> None:
         if self.state in (ChildState.FAILED, ChildState.STOPPED):
@@ -420,30 +488,24 @@ class ChildClient:
     # -- the process -------------------------------------------------------------------------------------
 
     async def _read(self, stdout: asyncio.StreamReader) -> None:
-        """The child's messages. Like pygls's own loop, but each message is structured once at the top
-        (pygls calls its hook on every nested object), so a raw result costs one json.loads."""
+        """The child's messages. Answers to relayed requests settle their waiters straight from json.loads;
+        the rest goes to pygls, structured once at the top (pygls calls its hook on every nested object)."""
         protocol = self.protocol
         while True:
-            length = 0
-            while True:
-                line = await stdout.readline()
-                if not line:
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value.strip())
-            if not length:
-                continue
-            try:
-                body = await stdout.readexactly(length)
-            except asyncio.IncompleteReadError:
+            body = await read_message(stdout)
+            if body is None:
                 return
             try:
                 data = json.loads(body)
                 if not isinstance(data, dict) or "jsonrpc" not in data:
                     log.warning("%s: not a JSON-RPC message: %.200s", self.spec.id, body)
+                    continue
+                method = data.get("method")
+                if method is None:
+                    if self._answer(data):
+                        continue
+                elif method in self._raw_handlers:
+                    self._raw_handlers[method](data)
                     continue
                 if "id" not in data and not self._handles(data.get("method")):
                     # A server's own notification ($/typescriptVersion, …): nothing to relay it to.
@@ -452,6 +514,24 @@ class ChildClient:
                 protocol.handle_message(protocol.structure_message(data))
             except Exception:
                 log.exception("%s: cannot handle a message: %.500s", self.spec.id, body)
+
+    def _on_progress(self, message: dict[str, Any]) -> None:
+        params = message.get("params")
+        if isinstance(params, dict) and isinstance(params.get("token"), (str, int)):
+            self.host.progress(self, params)
+
+    def _on_create_progress(self, message: dict[str, Any]) -> None:
+        """Answered at once (basedpyright creates a token for every references request: waiting for the
+        editor each time would put a round trip on the request's critical path); the host decides later
+        whether the editor needs to hear of it."""
+        if "id" not in message:
+            return
+        with contextlib.suppress(ChildFailed):
+            self._write({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        params = message.get("params")
+        token = params.get("token") if isinstance(params, dict) else None
+        if isinstance(token, (str, int)):
+            self.host.create_progress(self, token)
 
     def _handles(self, method: Any) -> bool:
         features = self.protocol.fm
@@ -521,14 +601,6 @@ class ChildClient:
         async def apply_edit(params: dict[str, Any]) -> Any:
             return await host.apply_edit(self, params)
 
-        @features.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
-        async def create_progress(params: types.WorkDoneProgressCreateParams) -> None:
-            await host.create_progress(self, params)
-
-        @features.feature(types.PROGRESS)
-        def progress(params: types.ProgressParams) -> None:
-            host.progress(self, params)
-
         @features.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def diagnostics(params: dict[str, Any]) -> None:
             host.diagnostics(self, params)
@@ -536,6 +608,10 @@ class ChildClient:
         @features.feature(types.WINDOW_SHOW_MESSAGE)
         def show_message(params: types.ShowMessageParams) -> None:
             host.show_message(self, params)
+
+        @features.feature(types.WINDOW_SHOW_DOCUMENT)
+        async def show_document(params: types.ShowDocumentParams) -> types.ShowDocumentResult:
+            return await host.show_document(self, params)
 
         @features.feature(types.WINDOW_LOG_MESSAGE)
         def log_message(params: types.LogMessageParams) -> None:

@@ -8,7 +8,9 @@ disk), in place on the raw JSON, so everything else in a result is left as the c
 
 from __future__ import annotations
 
+import os
 import re
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,8 +29,50 @@ _ORIGIN_KEYS = frozenset({"originSelectionRange"})
 _SKIP_KEYS = frozenset({"data", "contents", "documentation", "label", "detail", "newText", "message", "command"})
 
 TextSource = Callable[[str], "str | None"]
+LinesSource = Callable[[str], "list[str] | None"]
 # LSP lines end at \n, \r\n or \r only (str.splitlines also splits on \x0c, \u2028 and others).
 _EOL = re.compile(r"\r\n|\r|\n")
+
+
+class LineCache:
+    """Documents split into lines once per version, for re-counting columns: the open buffer while its text
+    is the same string (a change makes a new one), else the file on disk while its mtime and size hold.
+    Splitting a whole document for every relayed answer was most of lintel's CPU per request for a UTF-8
+    editor (references name several files, most of them not open)."""
+
+    def __init__(self, open_text: TextSource, capacity: int = 256) -> None:
+        self._open_text = open_text
+        self._capacity = capacity
+        self._entries: OrderedDict[str, tuple[object, list[str]]] = OrderedDict()
+
+    def __call__(self, uri: str) -> list[str] | None:
+        text = self._open_text(uri)
+        key: object
+        if text is not None:
+            key = text
+        else:
+            path = to_fs_path(uri)
+            try:
+                stat = os.stat(path) if path is not None else None
+            except OSError:
+                stat = None
+            if stat is None:
+                self._entries.pop(uri, None)
+                return None
+            key = (stat.st_mtime_ns, stat.st_size)
+        entry = self._entries.get(uri)
+        if entry is not None and (entry[0] is key or entry[0] == key):
+            self._entries.move_to_end(uri)
+            return entry[1]
+        if text is None:
+            text = disk_text(uri)
+            if text is None:
+                return None
+        lines = _EOL.split(text)
+        self._entries[uri] = (key, lines)
+        if len(self._entries) > self._capacity:
+            self._entries.popitem(last=False)
+        return lines
 
 
 def disk_text(uri: str) -> str | None:
@@ -44,14 +88,14 @@ def disk_text(uri: str) -> str | None:
 class Recoder:
     """Re-count the columns of every position in a JSON value from `source` to `target` units.
 
-    `text(uri)` gives a document's current text (None when unknown: the column is left as it is).
-    One Recoder serves one message, so each document is split into lines once.
+    `lines(uri)` gives a document's current lines (None when unknown: the column is left as it is), see
+    LineCache. One Recoder serves one message.
     """
 
-    def __init__(self, source: Unit, target: Unit, text: TextSource) -> None:
+    def __init__(self, source: Unit, target: Unit, lines: LinesSource) -> None:
         self.source = source
         self.target = target
-        self._text = text
+        self._source_of_lines = lines
         self._lines: dict[str, list[str] | None] = {}
 
     @property
@@ -60,8 +104,7 @@ class Recoder:
 
     def _line(self, uri: str, line: int) -> str | None:
         if uri not in self._lines:
-            text = self._text(uri)
-            self._lines[uri] = _EOL.split(text) if text is not None else None
+            self._lines[uri] = self._source_of_lines(uri)
         lines = self._lines[uri]
         if lines is None or not 0 <= line < len(lines):
             return None

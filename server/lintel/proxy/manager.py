@@ -64,6 +64,17 @@ class Child(Protocol):
 ChildFactory = Callable[[ChildSpec], Child]
 
 
+def _same_start(spec: ChildSpec, plan: ChildSpec | Command) -> bool:
+    """Whether a child started from `spec` is what `plan` would start now."""
+    if isinstance(plan, Command):
+        return False  # its binary is no longer found (or configured away)
+    return (spec.argv, spec.initialization_options, spec.encoding) == (
+        plan.argv,
+        plan.initialization_options,
+        plan.encoding,
+    )
+
+
 class ManagerHooks(Protocol):
     """What the manager needs from the server around it."""
 
@@ -72,8 +83,9 @@ class ManagerHooks(Protocol):
     def locate(self, uri: str) -> tuple[Language, Path | None] | None:
         """The file's language and its server's root; root None for a file outside every workspace folder."""
 
-    def plan(self, key: ChildKey) -> ChildSpec | Command:
-        """How to start the child for `key`, or the Command that could not be resolved (missing binary)."""
+    def plan(self, key: ChildKey) -> ChildSpec | Command | None:
+        """How to start the child for `key`, or the Command that could not be resolved (missing binary);
+        None when no workspace folder holds its root any more."""
 
     def snapshot(self, uri: str) -> types.TextDocumentItem | None:
         """The open document as the editor has it now (replayed to a child that starts after it was opened)."""
@@ -105,6 +117,7 @@ class Slot:
     start_at: float = 0.0  # monotonic time the pending start begins (after its backoff)
     failures: list[float] = field(default_factory=list)  # monotonic times, for the restart limit
     gave_up: bool = False
+    spec: ChildSpec | None = None  # what its child was last started from
     documents: dict[str, None] = field(default_factory=dict)  # uris it owns, in the order they were opened
     synced: set[str] = field(default_factory=set)  # uris the current child has been told are open
 
@@ -296,11 +309,14 @@ class Manager:
         if self._closed or not self._hooks.trusted():
             return None
         plan = self._hooks.plan(slot.key)
+        if plan is None:
+            return None
         if isinstance(plan, Command):
             self._hooks.tell(f"missing:{slot.key[0]}:{plan.display}", plan.missing_message)
             return None
         child = self._factory(plan)
         slot.child = child
+        slot.spec = plan
         slot.synced = set()
         try:
             await child.start()
@@ -336,6 +352,50 @@ class Manager:
                 log.error("navigation: background start failed", exc_info=finished.exception())
 
         task.add_done_callback(done)
+
+    # -- configuration and workspace folders ------------------------------------------------------------------
+
+    async def reconcile(self) -> None:
+        """After the configuration or the workspace folders changed: a child whose folder is gone, or whose
+        workspace is no longer trusted, is stopped; one whose command or options changed is restarted with
+        its documents (a slot that gave up gets a new chance when its command changed)."""
+        if self._closed:
+            return
+        for key, slot in list(self._slots.items()):
+            if slot.starting is not None:
+                with contextlib.suppress(BaseException):
+                    await asyncio.shield(slot.starting)
+            plan = self._hooks.plan(key) if self._hooks.trusted() else None
+            child = slot.child
+            if plan is None:
+                if child is not None:
+                    log.info("%s: stopped (its folder was removed, or the workspace is not trusted)", slot.id)
+                    await self._stop_child(slot)
+                self._forget(slot)
+                del self._slots[key]
+                continue
+            if slot.spec is None or _same_start(slot.spec, plan):
+                continue
+            log.info(
+                "%s: the command or options changed; %s", slot.id, "restarting" if child else "next start uses them"
+            )
+            await self._stop_child(slot)
+            slot.spec = None
+            slot.failures.clear()
+            slot.gave_up = False
+            if slot.documents and isinstance(plan, ChildSpec):
+                self._background(self._ready(slot))
+
+    async def _stop_child(self, slot: Slot) -> None:
+        child, slot.child = slot.child, None
+        slot.synced = set()
+        if child is None:
+            return
+        try:
+            await child.stop()
+        except Exception as exc:
+            log.error("%s: stop failed: %s", slot.id, exc)
+            child.kill()
 
     # -- shutdown -----------------------------------------------------------------------------------------
 

@@ -12,11 +12,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import attrs
 from lsprotocol import types
-from lsprotocol.converters import get_converter
 
-from lintel.proxy.encoding import Recoder, TextSource
+from lintel.proxy.encoding import LinesSource, Recoder
 from lintel.proxy.manager import Child, Manager
 from lintel.server.positions import Unit
 
@@ -40,6 +38,7 @@ _PROVIDERS: dict[str, str] = {
     types.WORKSPACE_SYMBOL: "workspace_symbol_provider",
 }
 
+_TRIGGER_CHARACTER = 2  # CompletionTriggerKind.TriggerCharacter and SignatureHelpTriggerKind.TriggerCharacter
 MARKER = "lintel"  # completion item data: {"lintel": {"child": id, "uri": uri}, "data": <the child's data>}
 WORKSPACE_SYMBOL_TIMEOUT = 10.0
 
@@ -63,33 +62,27 @@ def _triggers(options: Any, *names: str) -> set[str]:
 
 
 class Router:
-    def __init__(self, manager: Manager, encoding: Callable[[], Unit], text: TextSource) -> None:
+    def __init__(self, manager: Manager, encoding: Callable[[], Unit], lines: LinesSource) -> None:
         self.manager = manager
         self._encoding = encoding  # the editor's, known after initialize
-        self._text = text
-        self._converter = get_converter()
+        self._lines = lines
 
     def _recoder(self, source: Unit, target: Unit) -> Recoder:
-        return Recoder(source, target, self._text)
+        return Recoder(source, target, self._lines)
 
-    def _to_child(self, child: Child, params: Any, uri: str) -> Any:
-        """Typed params with positions in the editor's encoding, as the child counts them. Progress tokens
-        stay with lintel: partial results streamed to a token the editor gave would bypass the relay."""
-        tokens = {n: None for n in ("work_done_token", "partial_result_token") if getattr(params, n, None) is not None}
-        if tokens:
-            params = attrs.evolve(params, **tokens)
-        recoder = self._recoder(self._encoding(), child.encoding)
-        if not recoder.needed:
-            return params
-        raw = self._converter.unstructure(params)
-        recoder.walk(raw, uri, uri)
-        return self._converter.structure(raw, type(params))
+    def _to_child(self, child: Child, params: dict[str, Any], uri: str) -> dict[str, Any]:
+        """The editor's params (JSON, changed in place) with positions as the child counts them. Progress
+        tokens stay with lintel: partial results streamed to a token the editor gave would bypass the relay."""
+        params.pop("workDoneToken", None)
+        params.pop("partialResultToken", None)
+        return self._recoder(self._encoding(), child.encoding).walk(params, uri, uri)  # type: ignore[no-any-return]
 
     def _to_editor(self, child: Child, result: Any, uri: str) -> Any:
         return self._recoder(child.encoding, self._encoding()).walk(result, uri, uri)
 
-    async def forward(self, method: str, params: Any, uri: str) -> Any:
-        """Relay a request about `uri` to its child; null when there is no child or it lacks the feature."""
+    async def forward(self, method: str, params: dict[str, Any], uri: str) -> Any:
+        """Relay a request about `uri` to its child (params and result as JSON); null when there is no child
+        or it lacks the feature."""
         child = await self.manager.child_for(uri)
         if child is None or not supports(child, method) or not self._triggered_here(child, method, params):
             return None
@@ -100,19 +93,18 @@ class Router:
         return result
 
     @staticmethod
-    def _triggered_here(child: Child, method: str, params: Any) -> bool:
+    def _triggered_here(child: Child, method: str, params: dict[str, Any]) -> bool:
         """lintel advertises the union of every child's trigger characters; a child is only asked for what
         its own trigger characters would have asked it."""
-        context = getattr(params, "context", None)
+        context = params.get("context")
+        if not isinstance(context, dict) or context.get("triggerKind") != _TRIGGER_CHARACTER:
+            return True
+        character = context.get("triggerCharacter")
         if method == types.TEXT_DOCUMENT_COMPLETION:
-            if context is None or context.trigger_kind != types.CompletionTriggerKind.TriggerCharacter:
-                return True
-            return context.trigger_character in _triggers(child.capabilities.completion_provider, "trigger_characters")
+            return character in _triggers(child.capabilities.completion_provider, "trigger_characters")
         if method == types.TEXT_DOCUMENT_SIGNATURE_HELP:
-            if context is None or context.trigger_kind != types.SignatureHelpTriggerKind.TriggerCharacter:
-                return True
             options = child.capabilities.signature_help_provider
-            return context.trigger_character in _triggers(options, "trigger_characters", "retrigger_characters")
+            return character in _triggers(options, "trigger_characters", "retrigger_characters")
         return True
 
     # -- completion -----------------------------------------------------------------------------------------
@@ -132,15 +124,17 @@ class Router:
             elif not (isinstance(result, dict) and "data" in (result.get("itemDefaults") or {})):
                 item["data"] = {MARKER: marker}
 
-    async def resolve(self, item: types.CompletionItem) -> Any:
+    async def resolve(self, item: dict[str, Any]) -> Any:
         """completionItem/resolve goes to the child that made the item; an item of no child comes back as is."""
-        data = item.data
+        data = item.get("data")
         if not isinstance(data, dict) or not isinstance(data.get(MARKER), dict):
             return item
         marker = data[MARKER]
         child = self.manager.child_by_id(str(marker.get("child")))
         uri = str(marker.get("uri", ""))
-        original = attrs.evolve(item, data=data.get("data"))
+        original = {k: v for k, v in item.items() if k != "data"}
+        if "data" in data:
+            original["data"] = data["data"]
         if child is None or not supports(child, types.COMPLETION_ITEM_RESOLVE):
             return original
         result = await child.request(types.COMPLETION_ITEM_RESOLVE, self._to_child(child, original, uri))
@@ -151,12 +145,13 @@ class Router:
 
     # -- workspace/symbol ----------------------------------------------------------------------------------
 
-    async def workspace_symbol(self, params: types.WorkspaceSymbolParams) -> list[Any]:
+    async def workspace_symbol(self, params: dict[str, Any]) -> list[Any]:
         """Every running child is asked; their answers are concatenated (a child that fails or lags is left out)."""
         children = [c for c in self.manager.children() if supports(c, types.WORKSPACE_SYMBOL)]
 
         async def ask(child: Child) -> list[Any]:
-            result = await asyncio.wait_for(child.request(types.WORKSPACE_SYMBOL, params), WORKSPACE_SYMBOL_TIMEOUT)
+            own = {k: v for k, v in params.items() if k not in ("workDoneToken", "partialResultToken")}
+            result = await asyncio.wait_for(child.request(types.WORKSPACE_SYMBOL, own), WORKSPACE_SYMBOL_TIMEOUT)
             if not isinstance(result, list):
                 return []
             return list(self._to_editor(child, result, ""))

@@ -84,6 +84,7 @@ async def reload(server: LintelServer, *, pull: bool = True) -> None:
     server.notifier.forget("config:")
     for folder in server.session.folders:
         refresh_folder(server, folder)
+    await navigation.reconcile(server)
 
 
 def setup(server: LintelServer) -> None:

@@ -9,16 +9,18 @@ import atexit
 import logging
 import os
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from lintel.detect import language_of_file
 from lintel.proxy.client import ChildClient, ChildSpec, child_capabilities
-from lintel.proxy.encoding import Recoder, disk_text
+from lintel.proxy.encoding import LineCache, Recoder
 from lintel.proxy.manager import ChildKey, Manager
 from lintel.proxy.router import Router
 from lintel.proxy.servers import SERVERS, Command, resolve_command, server_root
@@ -88,15 +90,17 @@ class ServerHooks:
             return language, None
         return language, server_root(language, path, folder.root)
 
-    def plan(self, key: ChildKey) -> ChildSpec | Command:
+    def plan(self, key: ChildKey) -> ChildSpec | Command | None:
         language, root = key
         session = self._server.session
         folder = session.folder_for(root)
-        settings = folder.config.languages.get(language) if folder is not None else None
+        if folder is None:
+            return None
+        settings = folder.config.languages.get(language)
         command = resolve_command(
             SERVERS[language],
             project_root=root,
-            workspace_root=folder.root if folder is not None else root,
+            workspace_root=folder.root,
             override=settings.server if settings is not None else None,
             binaries=settings.binaries if settings is not None else None,
         )
@@ -128,20 +132,29 @@ class ServerHooks:
         self._server.notifier.once(cause, message)
 
 
+PROGRESS_DELAY = 0.1  # seconds a child's progress must last before the editor is asked to show it
+
+
+@dataclass
+class _Progress:
+    token: str  # as the editor knows it
+    state: Literal["pending", "asking", "accepted"] = "pending"
+    held: list[Any] = field(default_factory=list)  # values not sent yet
+
+
 class EditorBridge:
     """The children's requests and notifications, answered by lintel or relayed to the editor."""
 
     def __init__(self, server: LintelServer) -> None:
         self._server = server
-        self._tokens: dict[tuple[str, str | int], str] = {}  # (child, child's token) -> token the editor knows
-        # Progress for tokens the editor has not accepted yet, sent once it has.
-        self._held: dict[tuple[str, str | int], list[types.ProgressParams]] = {}
+        self._progress: dict[tuple[str, str | int], _Progress] = {}  # by (child, child's token)
+        # Documents' lines as the editor has them (the open buffer, else the file), for re-counting columns.
+        self.lines = LineCache(self.open_text)
         self._converter = get_converter()
 
-    def text(self, uri: str) -> str | None:
-        """A document's text as the editor has it: the open buffer, else the file."""
+    def open_text(self, uri: str) -> str | None:
         document = self._server.workspace.text_documents.get(uri)
-        return document.source if document is not None else disk_text(uri)
+        return document.source if document is not None else None
 
     def _editor_can(self, *path: str) -> bool:
         node: Any = self._server.client_capabilities
@@ -163,55 +176,65 @@ class EditorBridge:
     async def apply_edit(self, child: ChildClient, params: dict[str, Any]) -> Any:
         if not self._editor_can("workspace", "apply_edit"):
             return types.ApplyWorkspaceEditResult(applied=False, failure_reason="the editor cannot apply edits")
-        Recoder(child.encoding, self._server.session.encoding, self.text).walk(params, "", "")
+        Recoder(child.encoding, self._server.session.encoding, self.lines).walk(params, "", "")
         typed = self._converter.structure(params, types.ApplyWorkspaceEditParams)
         return await asyncio.wait_for(self._server.workspace_apply_edit_async(typed), EDITOR_TIMEOUT)
 
-    async def create_progress(self, child: ChildClient, params: types.WorkDoneProgressCreateParams) -> None:
+    def create_progress(self, child: ChildClient, token: str | int) -> None:
         if not self._editor_can("window", "work_done_progress"):
             return
-        # The child is answered at once (basedpyright creates a token for every references request, and
-        # waiting for the editor each time was a round trip on the request's critical path); the editor is
-        # asked in the background and the token's progress is held until it has accepted the token.
-        key = (child.spec.id, params.token)
-        token = f"lintel/{child.spec.id}/{params.token}"
-        self._tokens[key] = token
-        held: list[types.ProgressParams] = []
-        self._held[key] = held
+        key = (child.spec.id, token)
+        self._progress[key] = _Progress(f"lintel/{child.spec.id}/{token}")
+        # Most of a child's progress is over in milliseconds (basedpyright reports every references request):
+        # the editor hears of it only if it is still going after PROGRESS_DELAY.
+        asyncio.get_running_loop().call_later(PROGRESS_DELAY, self._announce, key)
+
+    def progress(self, child: ChildClient, params: dict[str, Any]) -> None:
+        # Only tokens the child created: request tokens are not relayed (the router drops them).
+        key = (child.spec.id, params["token"])
+        entry = self._progress.get(key)
+        if entry is None:
+            return
+        value = params.get("value")
+        end = isinstance(value, dict) and value.get("kind") == "end"
+        if entry.state == "pending" and end:
+            del self._progress[key]  # begun and ended before the editor needed to know
+        elif entry.state != "accepted":
+            entry.held.append(value)  # not announced yet, or the editor has not accepted the token yet
+        else:
+            self._send_progress(entry.token, value)
+            if end:
+                del self._progress[key]
+
+    def _send_progress(self, token: str, value: Any) -> None:
+        self._server.send_json({"jsonrpc": "2.0", "method": types.PROGRESS, "params": {"token": token, "value": value}})
+
+    def _announce(self, key: tuple[str, str | int]) -> None:
+        entry = self._progress.get(key)
+        if entry is None or entry.state != "pending":
+            return
+        entry.state = "asking"
 
         async def ask_editor() -> None:
             try:
                 await asyncio.wait_for(
                     self._server.window_work_done_progress_create_async(
-                        types.WorkDoneProgressCreateParams(token=token)
+                        types.WorkDoneProgressCreateParams(token=entry.token)
                     ),
                     EDITOR_TIMEOUT,
                 )
             except Exception as exc:  # the editor refused or did not answer: drop this token's progress
-                log.info("editor did not accept progress token %s: %s", token, exc)
-                self._tokens.pop(key, None)
+                log.info("editor did not accept progress token %s: %s", entry.token, exc)
+                self._progress.pop(key, None)
                 return
-            finally:
-                self._held.pop(key, None)
-            for message in held:
-                self._server.progress(message)
+            entry.state = "accepted"
+            for value in entry.held:
+                self._send_progress(entry.token, value)
+                if isinstance(value, dict) and value.get("kind") == "end":
+                    self._progress.pop(key, None)
+            entry.held.clear()
 
         self._server.spawn(ask_editor())
-
-    def progress(self, child: ChildClient, params: types.ProgressParams) -> None:
-        # Only tokens the editor was asked to create: request tokens are not relayed (router drops them).
-        key = (child.spec.id, params.token)
-        token = self._tokens.get(key)
-        if token is None:
-            return
-        if isinstance(params.value, dict) and params.value.get("kind") == "end":
-            del self._tokens[key]
-        message = types.ProgressParams(token=token, value=params.value)
-        held = self._held.get(key)
-        if held is not None:
-            held.append(message)  # the editor has not accepted the token yet
-        else:
-            self._server.progress(message)
 
     def diagnostics(self, child: ChildClient, params: dict[str, Any]) -> None:
         uri = params.get("uri")
@@ -225,7 +248,7 @@ class EditorBridge:
         forward = folder.config.editor.forward_server_diagnostics if folder is not None else True
         diagnostics: list[types.Diagnostic] = []
         if forward:
-            raw = Recoder(child.encoding, server.session.encoding, self.text).walk(
+            raw = Recoder(child.encoding, server.session.encoding, self.lines).walk(
                 params.get("diagnostics") or [], uri, uri
             )
             diagnostics = self._converter.structure(raw, list[types.Diagnostic])
@@ -238,6 +261,21 @@ class EditorBridge:
             self._server.notifier.once(f"child-message:{child.spec.id}:{params.message}", message, params.type)
         else:
             self._server.notifier.log(message, params.type)
+
+    async def show_document(self, child: ChildClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult:
+        """A child asks to show a document (gopls after some commands, a link to documentation): relayed to an
+        editor that can, the selection re-counted to the editor's encoding."""
+        if not self._editor_can("window", "show_document", "support"):
+            return types.ShowDocumentResult(success=False)
+        if params.selection is not None:
+            raw = self._converter.unstructure(params)
+            Recoder(child.encoding, self._server.session.encoding, self.lines).walk(raw, params.uri, params.uri)
+            params = self._converter.structure(raw, types.ShowDocumentParams)
+        try:
+            return await asyncio.wait_for(self._server.window_show_document_async(params), EDITOR_TIMEOUT)
+        except Exception as exc:
+            log.info("%s: window/showDocument relay failed: %s", child.spec.id, exc)
+            return types.ShowDocumentResult(success=False)
 
     def log_message(self, child: ChildClient, params: types.LogMessageParams) -> None:
         level = logging.WARNING if params.type == types.MessageType.Error else logging.DEBUG
@@ -263,6 +301,13 @@ def _manager(server: LintelServer) -> Manager | None:
     return next((x for x in server.document_listeners if isinstance(x, Manager)), None)
 
 
+async def reconcile(server: LintelServer) -> None:
+    """Children brought in line with the configuration and workspace folders (lifecycle's reload)."""
+    manager = _manager(server)
+    if manager is not None:
+        await manager.reconcile()
+
+
 async def stop(server: LintelServer) -> None:
     """Shut every child down (lifecycle's shutdown)."""
     manager = _manager(server)
@@ -273,27 +318,77 @@ async def stop(server: LintelServer) -> None:
 def setup(server: LintelServer) -> None:
     bridge = EditorBridge(server)
     manager = Manager(lambda spec: ChildClient(spec, bridge), ServerHooks(server))
-    router = Router(manager, lambda: server.session.encoding, bridge.text)
+    router = Router(manager, lambda: server.session.encoding, bridge.lines)
     server.document_listeners.append(manager)
     atexit.register(manager.kill_all)  # an editor that exits without shutdown leaves no child behind
     # pygls keeps its converter on the protocol only; results wrapped in RawJson go out untouched.
     server.protocol._converter.register_unstructure_hook(RawJson, lambda raw: raw.value)
 
-    for method, options in DOCUMENT_REQUESTS.items():
-        server.feature(method, options)(_document_handler(router, method))
+    handlers: dict[str, RawHandler] = {
+        method: _document_handler(router, method, positional=method != types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+        for method in DOCUMENT_REQUESTS
+    }
+    handlers[types.COMPLETION_ITEM_RESOLVE] = _resolve_handler(router)
+    handlers[types.WORKSPACE_SYMBOL] = _workspace_symbol_handler(router)
+    for method, handler in handlers.items():
+        # The editor's requests arrive as JSON and are answered with JSON (app.py's raw_requests); the
+        # pygls features advertise the capabilities and serve the threaded reader's fallback.
+        server.raw_requests[method] = handler
+        server.feature(method, DOCUMENT_REQUESTS.get(method))(_typed(handler, method))
 
-    @server.feature(types.COMPLETION_ITEM_RESOLVE)
-    async def resolve(ls: LintelServer, params: types.CompletionItem) -> Any:
-        return _raw(await router.resolve(params))
 
-    @server.feature(types.WORKSPACE_SYMBOL)
-    async def workspace_symbol(ls: LintelServer, params: types.WorkspaceSymbolParams) -> Any:
-        return _raw(await router.workspace_symbol(params))
+RawHandler = Callable[[Any], Coroutine[Any, Any, Any]]
 
 
-def _document_handler(router: Router, method: str) -> Callable[[LintelServer, Any], Coroutine[Any, Any, Any]]:
-    async def relay(ls: LintelServer, params: Any) -> Any:
-        return _raw(await router.forward(method, params, params.text_document.uri))
+def _invalid(method: str, what: str) -> JsonRpcInvalidParams:
+    return JsonRpcInvalidParams(f"{method}: {what}")
+
+
+def _natural(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _document_handler(router: Router, method: str, *, positional: bool) -> RawHandler:
+    async def relay(params: Any) -> Any:
+        document = params.get("textDocument") if isinstance(params, dict) else None
+        uri = document.get("uri") if isinstance(document, dict) else None
+        if not isinstance(uri, str):
+            raise _invalid(method, "params.textDocument.uri must be a string")
+        if positional:
+            position = params.get("position")
+            if not (
+                isinstance(position, dict) and _natural(position.get("line")) and _natural(position.get("character"))
+            ):
+                raise _invalid(method, "params.position must be {line, character} with non-negative integers")
+        return await router.forward(method, params, uri)
 
     relay.__name__ = f"relay_{method.replace('/', '_')}"
     return relay
+
+
+def _resolve_handler(router: Router) -> RawHandler:
+    async def resolve(params: Any) -> Any:
+        if not isinstance(params, dict) or not isinstance(params.get("label"), str):
+            raise _invalid(types.COMPLETION_ITEM_RESOLVE, "params must be a completion item with a string label")
+        return await router.resolve(params)
+
+    return resolve
+
+
+def _workspace_symbol_handler(router: Router) -> RawHandler:
+    async def workspace_symbol(params: Any) -> Any:
+        if not isinstance(params, dict) or not isinstance(params.get("query"), str):
+            raise _invalid(types.WORKSPACE_SYMBOL, "params.query must be a string")
+        return await router.workspace_symbol(params)
+
+    return workspace_symbol
+
+
+def _typed(handler: RawHandler, method: str) -> Callable[[LintelServer, Any], Coroutine[Any, Any, Any]]:
+    converter = get_converter()
+
+    async def typed(ls: LintelServer, params: Any) -> Any:
+        return _raw(await handler(converter.unstructure(params)))
+
+    typed.__name__ = f"typed_{method.replace('/', '_')}"
+    return typed
