@@ -23,11 +23,12 @@ TOOLS_DIR = Path(os.environ.get("LINTEL_TOOLS_DIR", Path.home() / ".cache" / "li
 
 
 def tool_path() -> str:
-    """PATH with the dev tools (venv, go/npm caches filled by scripts/setup-dev) in front."""
+    """PATH with the dev tools (venv, go/npm/rust caches filled by scripts/setup-dev) in front, as scripts/toolpath."""
     extra = [
         REPO / ".venv" / "bin",
         TOOLS_DIR / "go" / "bin",
         TOOLS_DIR / "npm" / "bin",
+        TOOLS_DIR / "rust" / "bin",  # before ~/.cargo/bin: the built rust-analyzer shadows rustup's proxy
         Path.home() / ".cargo" / "bin",
         Path("/usr/local/go/bin"),
     ]

@@ -25,12 +25,38 @@ for component in clippy fmt; do
   fi
 done
 
-# Navigation tests need rust-analyzer; it is only ever used if already installed (no download here).
-if command -v rustup >/dev/null 2>&1; then
-  if ! rustup component list --installed 2>/dev/null | grep -q '^rust-analyzer'; then
-    say "rust: rust-analyzer is not installed (rustup component add rust-analyzer); Rust navigation tests will be skipped"
-  fi
-elif ! command -v rust-analyzer >/dev/null 2>&1; then
-  say "rust: rust-analyzer not found; Rust navigation tests will be skipped"
+# Navigation tests need rust-analyzer. rustup cannot download its component here, so when no working one is on
+# PATH (rustup's proxy answers "Unknown binary 'rust-analyzer'" when the component is absent) the pinned
+# release is compiled from crates.io (ra_ap_rust-analyzer, which has a rust-analyzer [[bin]]) into
+# $LINTEL_TOOLS_DIR/rust/bin; scripts/toolpath puts that folder before ~/.cargo/bin.
+# 0.0.349 and later do not build on stable 1.95 (unstable `assert_matches` in ra_ap_tt, then rust-version
+# 1.98); 0.0.348 is the newest that does. Kept in step with tests/e2e/nav_support.py's skip hint.
+RUST_ANALYZER_VERSION=0.0.348
+tools="${LINTEL_TOOLS_DIR:-$HOME/.cache/lintel-tools}/rust"
+ra_bin="$tools/bin/rust-analyzer"
+
+# `rust-analyzer --version` prints "rust-analyzer 0.0.0 (…)" for crates.io builds, so the pinned version is
+# read from cargo's own install record instead.
+built_version() {
+  [ -x "$ra_bin" ] && "$ra_bin" --version >/dev/null 2>&1 || return 0
+  sed -n 's/^"ra_ap_rust-analyzer \([^ ]*\) .*/\1/p' "$tools/.crates.toml" 2>/dev/null
+}
+
+if [ "$(built_version)" = "$RUST_ANALYZER_VERSION" ]; then
+  exit 0
 fi
+if [ ! -x "$ra_bin" ] && rust-analyzer --version >/dev/null 2>&1; then
+  exit 0  # rustup's component (or another install) already works
+fi
+say "rust: building rust-analyzer $RUST_ANALYZER_VERSION from crates.io (15-25 minutes on 2 cores the first time)"
+log="$(mktemp)"
+# The target folder stays beside the binary until a build succeeds, so an interrupted build resumes.
+if nice -n 15 cargo install --locked --root "$tools" --target-dir "$tools/target" \
+  ra_ap_rust-analyzer --version "$RUST_ANALYZER_VERSION" >"$log" 2>&1 && "$ra_bin" --version >/dev/null 2>&1; then
+  rm -rf "$tools/target"
+else
+  tail -n 30 "$log" >&2
+  say "rust: building rust-analyzer $RUST_ANALYZER_VERSION failed; Rust navigation tests will be skipped"
+fi
+rm -f "$log"
 exit 0

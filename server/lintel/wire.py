@@ -1,5 +1,5 @@
-"""JSON-RPC framing on the hot path of relaying: reading `Content-Length` framed messages from an asyncio
-stream, encoding one, and writing them coalesced.
+"""JSON-RPC framing on the hot path of relaying: reading `Content-Length` framed messages from a pipe,
+encoding one, and writing them coalesced.
 
 Used for both of lintel's connections, to the editor and to each child language server. pygls does the same
 work per message with more machinery (a structuring hook on every JSON object, a flush per message); a relayed
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -24,30 +25,62 @@ def encode(message: Any) -> bytes:
     return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 
 
-async def read_message(stream: asyncio.StreamReader) -> bytes | None:
-    """The next message body, None at the end of input. Headers other than Content-Length are skipped,
-    and so is a header block without a usable one (logged)."""
-    while True:
-        length = -1
+class MessageReader(asyncio.Protocol):
+    """Content-Length framed messages, parsed as the bytes arrive and each handed to `on_message` at once.
+
+    Cheaper than an asyncio.StreamReader and a reading task (readline, readline, readexactly: a task wake-up
+    and three coroutine calls per message), which mattered: every relayed request is four messages. `done`
+    resolves when the pipe closes. An exception from `on_message` is logged; the next message is read.
+    """
+
+    def __init__(self, on_message: Callable[[bytes], None], name: str) -> None:
+        self._on_message = on_message
+        self._name = name
+        self._buffer = bytearray()
+        self._length = -1  # the current message's body length once its headers are read
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self._buffer
+        buffer += data
         while True:
-            line = await stream.readline()
-            if not line:
-                return None
-            if line in (b"\r\n", b"\n"):
-                break
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                try:
-                    length = int(value.strip())
-                except ValueError:
-                    length = -1
-        if length < 0:
-            log.error("ignoring a message without a valid Content-Length header")
-            continue
-        try:
-            return await stream.readexactly(length)
-        except asyncio.IncompleteReadError:
-            return None
+            if self._length < 0:
+                blank = _BLANK_LINE.search(buffer)  # the end of the headers
+                if blank is None:
+                    return
+                self._length = _content_length(bytes(buffer[: blank.start()]))
+                del buffer[: blank.end()]
+                if self._length < 0:
+                    log.error("%s: ignoring a message without a valid Content-Length header", self._name)
+                    continue
+            if len(buffer) < self._length:
+                return
+            body = bytes(buffer[: self._length])
+            del buffer[: self._length]
+            self._length = -1
+            try:
+                self._on_message(body)
+            except Exception:
+                log.exception("%s: cannot handle a message: %.300r", self._name, body)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+
+# LSP ends header lines with \r\n; some servers write bare \n, which is read as well.
+_BLANK_LINE = re.compile(rb"\r?\n\r?\n")
+
+
+def _content_length(headers: bytes) -> int:
+    for line in headers.splitlines():
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            try:
+                return int(value.strip())
+            except ValueError:
+                return -1
+    return -1
 
 
 class BatchWriter:

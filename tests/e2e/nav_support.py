@@ -17,10 +17,11 @@ from typing import Any, TypeVar
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
-from tests.helpers import WORKSPACES, require_tool, tool_path
+from tests.helpers import TOOLS_DIR, WORKSPACES, require_tool, tool_path
 
 SERVER_COMMAND = [sys.executable, "-m", "lintel", "serve"]
 CLIENTS = ("visual-studio-code", "neovim")
@@ -28,6 +29,7 @@ REQUEST_TIMEOUT = 60.0  # a cold language server indexing on a busy machine; nev
 # Navigation only: lint and format checks would compete for the CPU and are tested elsewhere.
 QUIET = {"editor": {"lintOnOpen": False, "lintOnSave": False, "formatCheck": False}}
 LANGUAGE_IDS = {".py": "python", ".ts": "typescript", ".js": "javascript", ".go": "go", ".rs": "rust"}
+CONTENT_MODIFIED = -32801  # LSP's ContentModified: the answer was invalidated by a change; ask again
 _NOT_COPIED = shutil.ignore_patterns("target", "node_modules", ".ruff_cache", ".pytest_cache", ".mypy_cache")
 
 T = TypeVar("T")
@@ -57,8 +59,12 @@ def make_client() -> LanguageClient:
 
 def require_rust_analyzer() -> str:
     """rust-analyzer's path; skipped (reason printed) when it is absent — rustup leaves a proxy on PATH that
-    fails with "Unknown binary" when the component is not installed, so the proxy is asked for its version."""
-    hint = "rustup component add rust-analyzer"
+    fails with "Unknown binary" when the component is not installed, so the proxy is asked for its version.
+    scripts/setup.d/20-rust.sh builds the pinned crates.io release into the tools cache when rustup cannot."""
+    hint = (
+        "run scripts/setup-dev: scripts/setup.d/20-rust.sh builds ra_ap_rust-analyzer from crates.io into "
+        f"{TOOLS_DIR / 'rust' / 'bin'} (see its output for why it failed), or rustup component add rust-analyzer"
+    )
     path = require_tool("rust-analyzer", hint)
     probe = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60, check=False)
     if probe.returncode != 0:
@@ -174,12 +180,21 @@ class Nav:
         return types.TextDocumentIdentifier(uri=self.open(relative, root))
 
     async def until(self, request: Callable[[], Awaitable[T]], ready: Callable[[T], bool]) -> T:
-        """Ask until the answer is `ready` (a child may still be loading its workspace); fail with the last one."""
+        """Ask until the answer is `ready` (a child may still be loading its workspace); fail with the last one.
+        A ContentModified error counts as not ready: rust-analyzer answers it (as LSP allows) to requests that
+        overlap a reload of its workspace (cargo metadata, then the crate graph), which editors retry too."""
         deadline = time.monotonic() + REQUEST_TIMEOUT
         while True:
-            answer = await asyncio.wait_for(request(), REQUEST_TIMEOUT)
-            if ready(answer):
-                return answer
+            answer: T | JsonRpcException
+            try:
+                answer = await asyncio.wait_for(request(), REQUEST_TIMEOUT)
+            except JsonRpcException as error:
+                if error.code != CONTENT_MODIFIED:
+                    raise
+                answer = error
+            else:
+                if ready(answer):
+                    return answer
             if time.monotonic() > deadline:
                 raise AssertionError(f"never ready within {REQUEST_TIMEOUT:g}s; last answer: {answer!r}")
             await asyncio.sleep(0.2)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import copy
+import os
+from pathlib import Path
 from typing import Any
 
-from lintel.proxy.encoding import Recoder
+import pytest
+from lintel.proxy import encoding
+from lintel.proxy.encoding import LineCache, Recoder
 
 A = "file:///w/a.py"
 B = "file:///w/b.py"
@@ -22,7 +26,7 @@ def span(line: int, start: int, end: int) -> dict[str, Any]:
 
 
 def to_utf8(value: Any, uri: str = A) -> Any:
-    return Recoder("utf-16", "utf-8", text).walk(value, uri, uri)
+    return Recoder("utf-16", "utf-8", LineCache(text)).walk(value, uri, uri)
 
 
 def test_locations_are_recounted_in_their_own_documents() -> None:
@@ -120,19 +124,131 @@ def test_symbols_and_diagnostics() -> None:
 
 def test_request_positions_go_the_other_way_and_past_the_end_overshoots() -> None:
     params = {"textDocument": {"uri": A}, "position": {"line": 0, "character": 11}}
-    assert Recoder("utf-8", "utf-16", text).walk(params, A, A)["position"] == {"line": 0, "character": 8}
+    assert Recoder("utf-8", "utf-16", LineCache(text)).walk(params, A, A)["position"] == {"line": 0, "character": 8}
     past = {"textDocument": {"uri": A}, "position": {"line": 0, "character": 20}}  # the line is 15 bytes
-    assert Recoder("utf-8", "utf-16", text).walk(past, A, A)["position"] == {"line": 0, "character": 17}
+    assert Recoder("utf-8", "utf-16", LineCache(text)).walk(past, A, A)["position"] == {"line": 0, "character": 17}
     unknown = {"textDocument": {"uri": "file:///gone.py"}, "position": {"line": 0, "character": 11}}
-    assert Recoder("utf-8", "utf-16", text).walk(unknown, A, A)["position"]["character"] == 11
+    assert Recoder("utf-8", "utf-16", LineCache(text)).walk(unknown, A, A)["position"]["character"] == 11
 
 
 def test_same_encoding_is_left_alone() -> None:
     value = [{"uri": A, "range": span(0, 8, 12)}]
-    recoder = Recoder("utf-16", "utf-16", text)
+    recoder = Recoder("utf-16", "utf-16", LineCache(text))
     assert not recoder.needed
     assert recoder.walk(value, A, A) is value
     assert value == [{"uri": A, "range": span(0, 8, 12)}]
-    assert Recoder("utf-32", "utf-8", text).walk([{"uri": A, "range": span(0, 7, 11)}], A, A) == [
+    assert Recoder("utf-32", "utf-8", LineCache(text)).walk([{"uri": A, "range": span(0, 7, 11)}], A, A) == [
         {"uri": A, "range": span(0, 11, 15)}
     ]
+
+
+# -- LineCache: documents split once per version ----------------------------------------------------------
+
+
+class Buffers:
+    """Open buffers by uri, counting how often the cache asked for them."""
+
+    def __init__(self, texts: dict[str, str] | None = None) -> None:
+        self.texts: dict[str, str] = dict(texts or {})
+        self.asked = 0
+
+    def __call__(self, uri: str) -> str | None:
+        self.asked += 1
+        return self.texts.get(uri)
+
+
+@pytest.fixture
+def splits(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text LineCache splits into lines, in order."""
+    seen: list[str] = []
+    pattern = encoding._EOL
+
+    class Counting:
+        def split(self, text: str) -> list[str]:
+            seen.append(text)
+            return pattern.split(text)
+
+    monkeypatch.setattr(encoding, "_EOL", Counting())
+    return seen
+
+
+def test_lines_end_only_at_lsp_line_breaks() -> None:
+    text = "a\r\nb\rc\nd\x0ce\x1cf\x85g\u2028h\u2029i\n"
+    assert LineCache(Buffers({A: text}))(A) == ["a", "b", "c", "d\x0ce\x1cf\x85g\u2028h\u2029i", ""]
+
+
+def test_an_open_buffer_is_split_once_per_text(splits: list[str]) -> None:
+    buffers = Buffers({A: "one\ntwo\n"})
+    cache = LineCache(buffers)
+    first = cache(A)
+    assert first == ["one", "two", ""]
+    assert cache(A) is first
+    assert cache(A) is first
+    assert buffers.asked == 3  # asked every time: the buffer may have changed
+    assert splits == ["one\ntwo\n"]
+
+    buffers.texts[A] = "one\ntwo changed\n"  # a didChange makes a new string
+    assert cache(A) == ["one", "two changed", ""]
+    assert len(splits) == 2
+
+
+def test_the_open_buffer_wins_over_the_file_and_the_file_is_read_once_closed(tmp_path: Path) -> None:
+    path = tmp_path / "a.py"
+    path.write_text("on disk\n", encoding="utf-8")
+    uri = path.as_uri()
+    buffers = Buffers({uri: "unsaved\nedit\n"})
+    cache = LineCache(buffers)
+    assert cache(uri) == ["unsaved", "edit", ""]
+    del buffers.texts[uri]  # didClose
+    assert cache(uri) == ["on disk", ""]
+    buffers.texts[uri] = "reopened\n"
+    assert cache(uri) == ["reopened", ""]
+
+
+def test_a_file_on_disk_is_split_again_only_when_its_mtime_or_size_changes(tmp_path: Path, splits: list[str]) -> None:
+    path = tmp_path / "b.py"
+    path.write_text("x = 1\r\ny = 2\n", encoding="utf-8")
+    uri = path.as_uri()
+    cache = LineCache(Buffers())
+    first = cache(uri)
+    assert first == ["x = 1", "y = 2", ""]
+    assert cache(uri) is first
+    assert len(splits) == 1
+
+    stat = path.stat()
+    path.write_text("x = 1\ny = 2\nz = 3\n", encoding="utf-8")  # another size, the same mtime
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert cache(uri) == ["x = 1", "y = 2", "z = 3", ""]
+    assert len(splits) == 2
+
+    stat = path.stat()
+    path.write_text("x = 9\ny = 8\nz = 7\n", encoding="utf-8")  # the same size, another mtime
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert cache(uri) == ["x = 9", "y = 8", "z = 7", ""]
+    assert len(splits) == 3
+
+
+def test_a_missing_file_has_no_lines(tmp_path: Path) -> None:
+    path = tmp_path / "gone.py"
+    cache = LineCache(Buffers())
+    assert cache(path.as_uri()) is None
+    path.write_text("now here\n", encoding="utf-8")
+    assert cache(path.as_uri()) == ["now here", ""]
+    path.unlink()
+    assert cache(path.as_uri()) is None
+    assert cache("untitled:Untitled-1") is None  # no file behind it
+
+
+def test_the_least_recently_used_document_is_evicted(splits: list[str]) -> None:
+    uris = [f"file:///w/{name}.py" for name in "abc"]
+    buffers = Buffers({uri: f"{uri}\n" for uri in uris})
+    cache = LineCache(buffers, capacity=2)
+    a, b = cache(uris[0]), cache(uris[1])
+    assert cache(uris[0]) is a  # a used last: b is the least recently used
+    cache(uris[2])  # over capacity: b goes
+    assert len(splits) == 3
+    assert cache(uris[0]) is a
+    b_again = cache(uris[1])
+    assert b_again == b
+    assert b_again is not b  # split again
+    assert len(splits) == 4

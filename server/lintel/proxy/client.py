@@ -31,7 +31,7 @@ from pygls.protocol import LanguageServerProtocol
 from lintel import __version__
 from lintel.detect import Language
 from lintel.server.positions import Unit
-from lintel.wire import BatchWriter, encode, read_message
+from lintel.wire import BatchWriter, MessageReader, encode
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +210,8 @@ class _Connection(LanguageClient):
 @dataclass
 class _Process:
     handle: asyncio.subprocess.Process
-    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    tasks: list[asyncio.Future[Any]] = field(default_factory=list)
+    stdout: asyncio.BaseTransport | None = None
 
 
 class ChildClient:
@@ -288,27 +289,35 @@ class ChildClient:
         self._stopping = False
         self.failure = None
         log.info("%s: starting %s in %s", spec.id, " ".join(spec.argv), spec.root)
+        # Its stdout is a pipe of lintel's own, read by a MessageReader (lintel.wire) rather than a StreamReader.
+        read_end, write_end = os.pipe()
         try:
             handle = await asyncio.create_subprocess_exec(
                 *spec.argv,
                 stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
+                stdout=write_end,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=spec.root,
                 env=dict(spec.env) if spec.env is not None else None,
                 start_new_session=True,  # its own process group: killed as a whole
             )
         except OSError as exc:
+            os.close(read_end)
             self._fail(f"cannot run {spec.argv[0]}: {exc.strerror or exc}")
             raise ChildFailed(self.failure) from exc
+        finally:
+            os.close(write_end)
         assert handle.stdin is not None
-        assert handle.stdout is not None
         assert handle.stderr is not None
         self._out = BatchWriter(handle.stdin.write, spec.name)
         self.protocol.set_writer(self._out)  # pygls's messages and relayed ones share one ordered stream
         process = _Process(handle)
         self._process = process
-        reader = asyncio.create_task(self._read(handle.stdout), name=f"{spec.id} reader")
+        messages = MessageReader(self._on_message, spec.id)
+        process.stdout, _ = await asyncio.get_running_loop().connect_read_pipe(
+            lambda: messages, os.fdopen(read_end, "rb", buffering=0)
+        )
+        reader = asyncio.ensure_future(messages.done)
         drain = asyncio.create_task(self._drain(handle.stderr), name=f"{spec.id} stderr")
         process.tasks = [
             reader,
@@ -487,33 +496,29 @@ class ChildClient:
 
     # -- the process -------------------------------------------------------------------------------------
 
-    async def _read(self, stdout: asyncio.StreamReader) -> None:
-        """The child's messages. Answers to relayed requests settle their waiters straight from json.loads;
+    def _on_message(self, body: bytes) -> None:
+        """A message from the child. Answers to relayed requests settle their waiters straight from json.loads;
         the rest goes to pygls, structured once at the top (pygls calls its hook on every nested object)."""
-        protocol = self.protocol
-        while True:
-            body = await read_message(stdout)
-            if body is None:
+        try:
+            data = json.loads(body)
+        except ValueError:
+            log.warning("%s: not JSON: %.200r", self.spec.id, body)
+            return
+        if not isinstance(data, dict) or "jsonrpc" not in data:
+            log.warning("%s: not a JSON-RPC message: %.200r", self.spec.id, body)
+            return
+        method = data.get("method")
+        if method is None:
+            if self._answer(data):
                 return
-            try:
-                data = json.loads(body)
-                if not isinstance(data, dict) or "jsonrpc" not in data:
-                    log.warning("%s: not a JSON-RPC message: %.200s", self.spec.id, body)
-                    continue
-                method = data.get("method")
-                if method is None:
-                    if self._answer(data):
-                        continue
-                elif method in self._raw_handlers:
-                    self._raw_handlers[method](data)
-                    continue
-                if "id" not in data and not self._handles(data.get("method")):
-                    # A server's own notification ($/typescriptVersion, …): nothing to relay it to.
-                    log.debug("%s: dropped notification %s", self.spec.id, data.get("method"))
-                    continue
-                protocol.handle_message(protocol.structure_message(data))
-            except Exception:
-                log.exception("%s: cannot handle a message: %.500s", self.spec.id, body)
+        elif method in self._raw_handlers:
+            self._raw_handlers[method](data)
+            return
+        if "id" not in data and not self._handles(method):
+            # A server's own notification ($/typescriptVersion, …): nothing to relay it to.
+            log.debug("%s: dropped notification %s", self.spec.id, method)
+            return
+        self.protocol.handle_message(self.protocol.structure_message(data))
 
     def _on_progress(self, message: dict[str, Any]) -> None:
         params = message.get("params")
@@ -549,7 +554,7 @@ class ChildClient:
                 log.debug("%s stderr: %s", self.spec.id, text)
 
     async def _watch(
-        self, handle: asyncio.subprocess.Process, reader: asyncio.Task[None], drain: asyncio.Task[None]
+        self, handle: asyncio.subprocess.Process, reader: asyncio.Future[None], drain: asyncio.Task[None]
     ) -> None:
         """Notice the child's end within 0.1 s. Process.wait() is no use: it also waits for the pipes,
         which a surviving helper (tsserver, node under a Python launcher) keeps open."""
@@ -586,6 +591,8 @@ class ChildClient:
         _, pending = await asyncio.wait(tasks, timeout=2.0)
         for task in pending:
             task.cancel()
+        if process.stdout is not None:
+            process.stdout.close()  # a helper that outlived the group's kill may still hold its write end
 
     # -- requests from the child -----------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from lintel import __version__
 from lintel.server.notify import Notifier
 from lintel.server.session import Session
-from lintel.wire import BatchWriter, encode, read_message
+from lintel.wire import BatchWriter, MessageReader, encode
 
 log = logging.getLogger(__name__)
 
@@ -97,9 +97,9 @@ class LintelServer(LanguageServer):
 
     async def _serve_pipe(self, source: BinaryIO) -> None:
         loop = asyncio.get_running_loop()
-        stream = asyncio.StreamReader(limit=64 * 1024 * 1024)
+        reader = MessageReader(self._on_message, "the editor")
         try:
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), source)
+            await loop.connect_read_pipe(lambda: reader, source)
         except (ValueError, OSError) as exc:  # a regular file or another non-pipe stdin
             log.info("stdin is not a pipe (%s); using pygls's threaded reader", exc)
             assert self._stop_event is not None
@@ -111,38 +111,33 @@ class LintelServer(LanguageServer):
                 error_handler=self.report_server_error,
             )
             return
-        await self._read_messages(stream)
+        await reader.done  # end of input
 
-    async def _read_messages(self, stream: asyncio.StreamReader) -> None:
-        """Like pygls's run_async, but each body is parsed once by json.loads (pygls calls its structuring
-        hook on every nested object) and requests in `raw_requests` skip pygls altogether."""
+    def _on_message(self, body: bytes) -> None:
+        """One message from the editor, parsed once by json.loads (pygls's reader calls its structuring hook on
+        every nested object); requests in `raw_requests` skip pygls altogether."""
         protocol = self.protocol
-        assert self._stop_event is not None
-        while not self._stop_event.is_set():
-            body = await read_message(stream)
-            if body is None:
-                return  # end of input
-            data: Any = None
-            try:
-                data = json.loads(body)
-                if not isinstance(data, dict):
-                    raise JsonRpcInvalidRequest(f"a JSON-RPC message must be an object, not {type(data).__name__}")
-                method = data.get("method")
-                handler = self.raw_requests.get(method)  # type: ignore[arg-type]
-                if handler is not None and "id" in data and not protocol._shutdown:
-                    self._serve_raw(handler, data["id"], data.get("params"))
-                elif method == types.CANCEL_REQUEST and self._cancel_raw(data.get("params")):
-                    pass
-                else:
-                    protocol.handle_message(protocol.structure_message(data))
-            except Exception as exc:
-                log.exception("cannot handle a message: %.300r", body)
-                self.report_server_error(exc, JsonRpcException)
-                if isinstance(data, dict) and "method" in data and isinstance(data.get("id"), (int, str)):
-                    # A request that could not even be read (params of the wrong shape): answered, not left
-                    # for the editor to wait on.
-                    error = exc if isinstance(exc, JsonRpcException) else JsonRpcInternalError(str(exc))
-                    self.send_json({"jsonrpc": "2.0", "id": data["id"], "error": _error(error)})
+        data: Any = None
+        try:
+            data = json.loads(body)
+            if not isinstance(data, dict):
+                raise JsonRpcInvalidRequest(f"a JSON-RPC message must be an object, not {type(data).__name__}")
+            method = data.get("method")
+            handler = self.raw_requests.get(method)  # type: ignore[arg-type]
+            if handler is not None and "id" in data and not protocol._shutdown:
+                self._serve_raw(handler, data["id"], data.get("params"))
+            elif method == types.CANCEL_REQUEST and self._cancel_raw(data.get("params")):
+                pass
+            else:
+                protocol.handle_message(protocol.structure_message(data))
+        except Exception as exc:
+            log.exception("cannot handle a message: %.300r", body)
+            self.report_server_error(exc, JsonRpcException)
+            if isinstance(data, dict) and "method" in data and isinstance(data.get("id"), (int, str)):
+                # A request that could not even be read (params of the wrong shape): answered, not left for
+                # the editor to wait on.
+                error = exc if isinstance(exc, JsonRpcException) else JsonRpcInternalError(str(exc))
+                self.send_json({"jsonrpc": "2.0", "id": data["id"], "error": _error(error)})
 
     def _serve_raw(self, handler: Callable[[Any], Awaitable[Any]], msg_id: Any, params: Any) -> None:
         task = asyncio.ensure_future(handler(params))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import itertools
 import logging
 import os
 from collections.abc import Callable, Coroutine
@@ -140,6 +141,7 @@ class _Progress:
     token: str  # as the editor knows it
     state: Literal["pending", "asking", "accepted"] = "pending"
     held: list[Any] = field(default_factory=list)  # values not sent yet
+    timer: asyncio.TimerHandle | None = None  # when the editor is asked to show it
 
 
 class EditorBridge:
@@ -148,6 +150,7 @@ class EditorBridge:
     def __init__(self, server: LintelServer) -> None:
         self._server = server
         self._progress: dict[tuple[str, str | int], _Progress] = {}  # by (child, child's token)
+        self._created = itertools.count(1)
         # Documents' lines as the editor has them (the open buffer, else the file), for re-counting columns.
         self.lines = LineCache(self.open_text)
         self._converter = get_converter()
@@ -184,10 +187,16 @@ class EditorBridge:
         if not self._editor_can("window", "work_done_progress"):
             return
         key = (child.spec.id, token)
-        self._progress[key] = _Progress(f"lintel/{child.spec.id}/{token}")
+        # A token of the editor's for each creation: children reuse theirs after `end` (rust-analyzer's
+        # "rustAnalyzer/Fetching"), and a child's 1 and "1" are two tokens.
+        entry = _Progress(f"lintel/{child.spec.id}/{next(self._created)}/{token}")
+        previous = self._progress.get(key)
+        if previous is not None and previous.timer is not None:
+            previous.timer.cancel()  # a token used again: its earlier use no longer counts
+        self._progress[key] = entry
         # Most of a child's progress is over in milliseconds (basedpyright reports every references request):
         # the editor hears of it only if it is still going after PROGRESS_DELAY.
-        asyncio.get_running_loop().call_later(PROGRESS_DELAY, self._announce, key)
+        entry.timer = asyncio.get_running_loop().call_later(PROGRESS_DELAY, self._announce, key, entry)
 
     def progress(self, child: ChildClient, params: dict[str, Any]) -> None:
         # Only tokens the child created: request tokens are not relayed (the router drops them).
@@ -199,6 +208,8 @@ class EditorBridge:
         end = isinstance(value, dict) and value.get("kind") == "end"
         if entry.state == "pending" and end:
             del self._progress[key]  # begun and ended before the editor needed to know
+            if entry.timer is not None:
+                entry.timer.cancel()
         elif entry.state != "accepted":
             entry.held.append(value)  # not announced yet, or the editor has not accepted the token yet
         else:
@@ -209,9 +220,8 @@ class EditorBridge:
     def _send_progress(self, token: str, value: Any) -> None:
         self._server.send_json({"jsonrpc": "2.0", "method": types.PROGRESS, "params": {"token": token, "value": value}})
 
-    def _announce(self, key: tuple[str, str | int]) -> None:
-        entry = self._progress.get(key)
-        if entry is None or entry.state != "pending":
+    def _announce(self, key: tuple[str, str | int], entry: _Progress) -> None:
+        if self._progress.get(key) is not entry or entry.state != "pending":
             return
         entry.state = "asking"
 
@@ -269,7 +279,7 @@ class EditorBridge:
             return types.ShowDocumentResult(success=False)
         if params.selection is not None:
             raw = self._converter.unstructure(params)
-            Recoder(child.encoding, self._server.session.encoding, self.lines).walk(raw, params.uri, params.uri)
+            Recoder(child.encoding, self._server.session.encoding, self.lines).range(raw["selection"], params.uri)
             params = self._converter.structure(raw, types.ShowDocumentParams)
         try:
             return await asyncio.wait_for(self._server.window_show_document_async(params), EDITOR_TIMEOUT)
