@@ -50,9 +50,19 @@ def copy_workspace(name: str, dest: Path) -> Path:
 def make_client() -> LanguageClient:
     client = make_test_lsp_client()  # pytest-lsp's handlers (configuration, progress, messages…)
 
+    registrations: list[types.Registration] = []
+    edits: list[types.ApplyWorkspaceEditParams] = []
+    client.registrations = registrations  # type: ignore[attr-defined]
+    client.applied_edits = edits  # type: ignore[attr-defined]
+
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams) -> None:
-        return None
+        registrations.extend(params.registrations)
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        edits.append(params)  # recorded, not applied: the tests read what the server asked for
+        return types.ApplyWorkspaceEditResult(applied=True)
 
     return client
 

@@ -435,3 +435,42 @@ async def test_a_changed_server_command_restarts_the_child_and_a_removed_folder_
     )
     assert await asyncio.wait_for(nav.client.text_document_hover_async(params), REQUEST_TIMEOUT) is None
     assert not _child_pids(nav, "gopls"), descendants(nav.server_pid)
+
+
+async def test_a_language_servers_own_command_is_registered_and_run_through_lintel(session: Start) -> None:
+    """typescript-language-server's `_typescript.organizeImports` (the kind of command completion items and
+    code actions carry): registered with VS Code, which registers commands dynamically, and run by the child,
+    whose workspace/applyEdit reaches the editor in the editor's encoding."""
+    require_tool("typescript-language-server", "npm install -g typescript-language-server typescript")
+    nav = await session("visual-studio-code", "node")
+    extra = nav.path("src/extra.ts")
+    extra.write_text(
+        'import { shelfLabel } from "./labels.js";\nimport { describe } from "./api.js";\nexport const é = describe;\n'
+    )
+    await nav.definition("src/extra.ts", "export const é = describe", "describe", into="src/api.ts")
+    registered = {c for r in nav.client.registrations for c in (r.register_options or {}).get("commands", [])}  # type: ignore[attr-defined]
+    assert "_typescript.organizeImports" in registered, nav.client.registrations  # type: ignore[attr-defined]
+
+    result = await asyncio.wait_for(
+        nav.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="_typescript.organizeImports", arguments=[str(extra)])
+        ),
+        REQUEST_TIMEOUT,
+    )
+    assert result is None
+    [applied] = nav.client.applied_edits  # type: ignore[attr-defined]
+    changes = applied.edit.document_changes or []
+    edits = [e for change in changes for e in getattr(change, "edits", [])] or [
+        e for file_edits in (applied.edit.changes or {}).values() for e in file_edits
+    ]
+    lines = extra.read_text().splitlines(keepends=True)
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        start, end = edit.range.start, edit.range.end  # whole ASCII lines here: columns are the same in any unit
+        before = "".join(lines[: start.line]) + lines[start.line][: start.character] if start.line < len(lines) else ""
+        after = lines[end.line][end.character :] + "".join(lines[end.line + 1 :]) if end.line < len(lines) else ""
+        lines = (before + edit.new_text + after).splitlines(keepends=True)
+    assert "".join(lines) == 'import { describe } from "./api.js";\nexport const é = describe;\n', edits
+
+    # A command no server offers is still refused with lintel's own message.
+    with pytest.raises(JsonRpcException, match=r"unknown command 'nobody\.offers\.this'"):
+        await nav.client.workspace_execute_command_async(types.ExecuteCommandParams(command="nobody.offers.this"))

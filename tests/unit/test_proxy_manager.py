@@ -97,6 +97,7 @@ class Hooks:
     encoding: Unit = "utf-16"
     removed: set[Path] = field(default_factory=set)  # roots whose workspace folder is gone
     argv: dict[Language, tuple[str, ...]] = field(default_factory=dict)  # configured server commands
+    running: list[str] = field(default_factory=list)  # the ids of children as they were started
 
     def trusted(self) -> bool:
         return self.is_trusted
@@ -126,6 +127,9 @@ class Hooks:
     def tell(self, cause: str, message: str) -> None:
         if cause not in {c for c, _ in self.told}:
             self.told.append((cause, message))
+
+    def started(self, child: Any) -> None:
+        self.running.append(child.spec.id)
 
     # the editor's side of a document
 

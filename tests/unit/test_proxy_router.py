@@ -245,3 +245,23 @@ async def test_a_child_failing_mid_request_reaches_the_editor_as_an_error() -> N
             1,
         )
     assert failure.value.code == -32803
+
+
+async def test_a_command_goes_to_the_child_that_offers_it_and_names_its_files() -> None:
+    setup = Setup()
+    api = await setup.child("api/a.go")
+    other = await setup.child("other/b.go")
+    web = await setup.child("web/a.ts")
+    offering = types.ExecuteCommandOptions(commands=["gopls.tidy"])
+    for go in (api, other):
+        go._capabilities = types.ServerCapabilities(execute_command_provider=offering)
+    web._capabilities = types.ServerCapabilities(execute_command_provider=types.ExecuteCommandOptions(commands=["ts"]))
+    arguments = [{"URIs": [(ROOT / "other/go.mod").as_uri()]}]
+    assert setup.router.command_owner("gopls.tidy", arguments) is other
+    assert setup.router.command_owner("gopls.tidy", [{"URIs": [(ROOT / "api/go.mod").as_uri()]}]) is api
+    assert setup.router.command_owner("gopls.tidy", None) in (api, other)  # no file named: either will do
+    assert setup.router.command_owner("ts", []) is web
+    assert setup.router.command_owner("nobody", []) is None
+    other.answers[types.WORKSPACE_EXECUTE_COMMAND] = {"done": True}
+    assert await setup.router.execute_command(other, "gopls.tidy", arguments) == {"done": True}
+    assert other.asked[-1] == (types.WORKSPACE_EXECUTE_COMMAND, {"command": "gopls.tidy", "arguments": arguments})

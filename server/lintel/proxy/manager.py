@@ -93,6 +93,9 @@ class ManagerHooks(Protocol):
     def tell(self, cause: str, message: str) -> None:
         """Tell the user once per cause (window/showMessage); always log."""
 
+    def started(self, child: Child) -> None:
+        """A child is running, its documents replayed (what it offers the editor can be registered)."""
+
 
 @dataclass(frozen=True)
 class RestartPolicy:
@@ -334,6 +337,7 @@ class Manager:
                 continue
             child.notify(types.TEXT_DOCUMENT_DID_OPEN, types.DidOpenTextDocumentParams(text_document=snapshot))
             slot.synced.add(uri)
+        self._hooks.started(child)
         return child
 
     def _forget(self, slot: Slot) -> None:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from lintel.proxy.encoding import LinesSource, Recoder
 from lintel.proxy.manager import Child, Manager
@@ -52,6 +54,21 @@ def supports(child: Child, method: str) -> bool:
     if method == types.COMPLETION_ITEM_RESOLVE:
         return isinstance(provider, types.CompletionOptions) and bool(provider.resolve_provider)
     return provider is not None and provider is not False
+
+
+def _commands(child: Child) -> set[str]:
+    options = child.capabilities.execute_command_provider
+    return set(options.commands) if options is not None else set()
+
+
+def _file_uris(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value.startswith("file:") else []
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return [uri for item in value for uri in _file_uris(item)]
+    return []
 
 
 def _triggers(options: Any, *names: str) -> set[str]:
@@ -142,6 +159,25 @@ class Router:
         if isinstance(result, dict):
             result["data"] = {MARKER: marker, "data": result["data"]} if "data" in result else {MARKER: marker}
         return result
+
+    # -- workspace/executeCommand ------------------------------------------------------------------------
+
+    def command_owner(self, command: str, arguments: Any) -> Child | None:
+        """The running child that offers `command`; with several (two gopls), the one whose root holds a file
+        the arguments name."""
+        offering = [c for c in self.manager.children() if command in _commands(c)]
+        if len(offering) > 1:
+            named = [Path(p) for p in (to_fs_path(u) for u in _file_uris(arguments)) if p]
+            for child in offering:
+                if any(path.is_relative_to(child.spec.root) for path in named):
+                    return child
+        return offering[0] if offering else None
+
+    async def execute_command(self, child: Child, command: str, arguments: Any) -> Any:
+        params: dict[str, Any] = {"command": command}
+        if arguments is not None:
+            params["arguments"] = arguments
+        return await child.request(types.WORKSPACE_EXECUTE_COMMAND, params)
 
     # -- workspace/symbol ----------------------------------------------------------------------------------
 

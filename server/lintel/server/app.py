@@ -68,6 +68,9 @@ class LintelServer(LanguageServer):
         # methods, registered by navigation.py): method -> coroutine function of the params, whose result
         # is sent back as JSON. pygls still advertises and serves them where stdin is not a pipe.
         self.raw_requests: dict[str, Callable[[Any], Awaitable[Any]]] = {}
+        # A command that is not lintel's, given to the language server that offers it (set by navigation.py);
+        # NOT_FORWARDED when none does.
+        self.forward_command: Callable[[str, Any], Awaitable[Any]] = _not_forwarded
         self._raw_tasks: dict[tuple[type, Any], asyncio.Future[Any]] = {}  # by request id (1 and "1" differ)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
@@ -204,6 +207,18 @@ class LintelServer(LanguageServer):
             log.info("%s: %s", getattr(source, "__name__", source), error)
             return
         log.error("server error (%s): %s", getattr(source, "__name__", source), error, exc_info=error)
+
+
+class _NotForwarded:
+    def __repr__(self) -> str:
+        return "NOT_FORWARDED"
+
+
+NOT_FORWARDED: Any = _NotForwarded()
+
+
+async def _not_forwarded(command: str, arguments: Any) -> Any:
+    return NOT_FORWARDED
 
 
 def _id_key(msg_id: Any) -> tuple[type, Any] | None:

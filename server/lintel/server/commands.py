@@ -20,6 +20,7 @@ from pygls.exceptions import JsonRpcException
 
 from lintel.checks import detect_document, run_check
 from lintel.detect import DetectionError, Project, choose_project, detect, is_inside, nearest_project
+from lintel.server.app import NOT_FORWARDED
 from lintel.server.documents import publish_run, publish_validation
 from lintel.server.session import Folder
 from lintel.toolchains import CheckName
@@ -89,6 +90,10 @@ class Commands:
     async def execute(self, params: types.ExecuteCommandParams) -> Any:
         handler = self.handlers.get(params.command)
         if handler is None:
+            # A language server's command (a completion item's, say): run by the server that offers it.
+            forwarded = await self.server.forward_command(params.command, params.arguments)
+            if forwarded is not NOT_FORWARDED:
+                return forwarded
             raise invalid(f"unknown command {params.command!r}; lintel offers: {', '.join(sorted(self.handlers))}")
         args = parse_args(params.command, params.arguments)
         return await handler(params, args)

@@ -16,15 +16,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from lintel.detect import language_of_file
-from lintel.proxy.client import ChildClient, ChildSpec, child_capabilities
+from lintel.proxy.client import REQUEST_FAILED, ChildClient, ChildSpec, child_capabilities
 from lintel.proxy.encoding import LineCache, Recoder
-from lintel.proxy.manager import ChildKey, Manager
+from lintel.proxy.manager import Child, ChildKey, Manager
 from lintel.proxy.router import Router
 from lintel.proxy.servers import SERVERS, Command, resolve_command, server_root
+from lintel.server.app import NOT_FORWARDED
 from lintel.server.documents import publish
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class ServerHooks:
 
     def __init__(self, server: LintelServer) -> None:
         self._server = server
+        self.child_commands: set[str] = set()  # every command a child offered (registered with the editor)
 
     def trusted(self) -> bool:
         return self._server.session.trusted
@@ -131,6 +133,34 @@ class ServerHooks:
 
     def tell(self, cause: str, message: str) -> None:
         self._server.notifier.once(cause, message)
+
+    def started(self, child: Child) -> None:
+        """The child's commands (a completion item's, a code lens's) registered with an editor that registers
+        commands dynamically, so it lets the user run them; lintel forwards them (forward_command). Names
+        are registered once: two children of a language offer the same ones."""
+        options = child.capabilities.execute_command_provider
+        server = self._server
+        execute = getattr(server.client_capabilities.workspace, "execute_command", None)
+        if options is None or not getattr(execute, "dynamic_registration", False):
+            self.child_commands.update(options.commands if options is not None else ())
+            return
+        new = [c for c in options.commands if c not in self.child_commands and c not in server.commands.handlers]
+        self.child_commands.update(new)
+        if not new:
+            return
+        registration = types.Registration(
+            id=f"lintel-commands-{len(self.child_commands)}-{child.spec.id}",
+            method=types.WORKSPACE_EXECUTE_COMMAND,
+            register_options=types.ExecuteCommandRegistrationOptions(commands=new),
+        )
+
+        async def register() -> None:
+            try:
+                await server.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+            except Exception as exc:
+                log.info("%s: the editor did not register its commands: %s", child.spec.id, exc)
+
+        server.spawn(register())
 
 
 PROGRESS_DELAY = 0.1  # seconds a child's progress must last before the editor is asked to show it
@@ -327,8 +357,21 @@ async def stop(server: LintelServer) -> None:
 
 def setup(server: LintelServer) -> None:
     bridge = EditorBridge(server)
-    manager = Manager(lambda spec: ChildClient(spec, bridge), ServerHooks(server))
+    hooks = ServerHooks(server)
+    manager = Manager(lambda spec: ChildClient(spec, bridge), hooks)
     router = Router(manager, lambda: server.session.encoding, bridge.lines)
+
+    async def forward_command(command: str, arguments: Any) -> Any:
+        child = router.command_owner(command, arguments)
+        if child is None:
+            if command in hooks.child_commands:
+                raise JsonRpcException(
+                    message=f"{command}: the language server that offers it is not running", code=REQUEST_FAILED
+                )
+            return NOT_FORWARDED
+        return _raw(await router.execute_command(child, command, arguments))
+
+    server.forward_command = forward_command
     server.document_listeners.append(manager)
     atexit.register(manager.kill_all)  # an editor that exits without shutdown leaves no child behind
     # pygls keeps its converter on the protocol only; results wrapped in RawJson go out untouched.
