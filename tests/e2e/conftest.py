@@ -28,6 +28,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from tests.e2e.by_hand import Baselines
+from tests.e2e.nav_support import end_session
 from tests.helpers import WORKSPACES, tool_path
 
 SERVER_COMMAND = [sys.executable, "-m", "lintel", "serve"]
@@ -345,15 +346,7 @@ async def lsp(server_env: dict[str, str]) -> AsyncIterator[RecordingClient]:
     client = await config.start()
     assert isinstance(client, RecordingClient)
     yield client
-    server = client._server
-    if server is not None and server.returncode is None and client.capabilities is not None:
-        try:
-            await asyncio.wait_for(client.shutdown_session(), 30)
-        except (TimeoutError, asyncio.TimeoutError):
-            server.kill()
-    if server is not None and server.returncode is None:
-        server.kill()
-    await client.stop()
+    await end_session(client)
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from pytest_lsp import ClientServerConfig
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from tests.e2e.conftest import SERVER_COMMAND, RecordingClient, Start
-from tests.e2e.nav_support import QUIET, REQUEST_TIMEOUT, Nav, target, uris_relative
+from tests.e2e.nav_support import QUIET, REQUEST_TIMEOUT, Nav, end_session, target, uris_relative
 from tests.helpers import require_tool
 
 INVALID_PARAMS = -32602
@@ -120,15 +120,7 @@ async def lsp(server_env: dict[str, str]) -> AsyncIterator[WatchingClient]:
     client = await config.start()
     assert isinstance(client, WatchingClient)
     yield client
-    server = client._server
-    if server is not None and server.returncode is None and client.capabilities is not None:
-        try:
-            await asyncio.wait_for(client.shutdown_session(), 30)
-        except (TimeoutError, asyncio.TimeoutError):
-            server.kill()
-    if server is not None and server.returncode is None:
-        server.kill()
-    await client.stop()
+    await end_session(client)
 
 
 @pytest.fixture

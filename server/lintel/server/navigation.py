@@ -9,7 +9,7 @@ import atexit
 import itertools
 import logging
 import os
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -381,8 +381,12 @@ def setup(server: LintelServer) -> None:
         method: _document_handler(router, method, positional=method != types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
         for method in DOCUMENT_REQUESTS
     }
-    handlers[types.COMPLETION_ITEM_RESOLVE] = _resolve_handler(router)
-    handlers[types.WORKSPACE_SYMBOL] = _workspace_symbol_handler(router)
+    handlers[types.COMPLETION_ITEM_RESOLVE] = _string_member_handler(
+        types.COMPLETION_ITEM_RESOLVE, "label", "params must be a completion item with a string label", router.resolve
+    )
+    handlers[types.WORKSPACE_SYMBOL] = _string_member_handler(
+        types.WORKSPACE_SYMBOL, "query", "params.query must be a string", router.workspace_symbol
+    )
     for method, handler in handlers.items():
         # The editor's requests arrive as JSON and are answered with JSON (app.py's raw_requests); the
         # pygls features advertise the capabilities and serve the threaded reader's fallback.
@@ -419,22 +423,18 @@ def _document_handler(router: Router, method: str, *, positional: bool) -> RawHa
     return relay
 
 
-def _resolve_handler(router: Router) -> RawHandler:
-    async def resolve(params: Any) -> Any:
-        if not isinstance(params, dict) or not isinstance(params.get("label"), str):
-            raise _invalid(types.COMPLETION_ITEM_RESOLVE, "params must be a completion item with a string label")
-        return await router.resolve(params)
+def _string_member_handler(
+    method: str, member: str, problem: str, call: Callable[[dict[str, Any]], Awaitable[Any]]
+) -> RawHandler:
+    """A handler for params that must be an object with a string `member` (a completion item's label,
+    workspace/symbol's query)."""
 
-    return resolve
+    async def handler(params: Any) -> Any:
+        if not isinstance(params, dict) or not isinstance(params.get(member), str):
+            raise _invalid(method, problem)
+        return await call(params)
 
-
-def _workspace_symbol_handler(router: Router) -> RawHandler:
-    async def workspace_symbol(params: Any) -> Any:
-        if not isinstance(params, dict) or not isinstance(params.get("query"), str):
-            raise _invalid(types.WORKSPACE_SYMBOL, "params.query must be a string")
-        return await router.workspace_symbol(params)
-
-    return workspace_symbol
+    return handler
 
 
 def _typed(handler: RawHandler, method: str) -> Callable[[LintelServer, Any], Coroutine[Any, Any, Any]]:
