@@ -35,6 +35,8 @@ def convert_column(line_text: str | None, column0: int, source: Unit, target: Un
     """A 0-based column counted in `source` units, re-counted in `target` units on the same line."""
     if column0 <= 0 or source == target or line_text is None:
         return max(column0, 0)
+    if line_text.isascii():  # one unit per character in every encoding (past the end of the line too)
+        return column0
     prefix = _prefix(line_text, column0, source)
     if length_in(prefix, source) < column0 and length_in(line_text, source) < column0:
         # Past the end of the line (tools point one past the last char): keep the overshoot.
