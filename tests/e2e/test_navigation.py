@@ -474,3 +474,33 @@ async def test_a_language_servers_own_command_is_registered_and_run_through_lint
     # A command no server offers is still refused with lintel's own message.
     with pytest.raises(JsonRpcException, match=r"unknown command 'nobody\.offers\.this'"):
         await nav.client.workspace_execute_command_async(types.ExecuteCommandParams(command="nobody.offers.this"))
+
+
+async def test_a_request_right_after_a_change_is_answered_on_the_changed_text(session: Start, client_name: str) -> None:
+    """didChange then a request, ten times, written back to back: the child must get them in that order, and
+    with Neovim's UTF-8 the request's column is re-counted on the text as it was when the request was sent
+    (and the child, which wants whole documents then, gets each version's text, not the newest)."""
+    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    nav = await session(client_name, "go")
+    uri = nav.open("greet_test.go")
+    original = nav.at("greet_test.go", 'Greeting("Ana")', "Greeting")
+    await nav.definition("greet_test.go", 'Greeting("Ana")', "Greeting")  # gopls has loaded the package
+    pending = []
+    for version in range(2, 12):
+        # Each change pushes the call one line down; the request right behind it asks at the new line.
+        start = types.Position(line=0, character=0)
+        nav.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(range=types.Range(start=start, end=start), text="// é\n")
+                ],
+            )
+        )
+        position = types.Position(line=original.line + version - 1, character=original.character)
+        params = types.DefinitionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=position)
+        pending.append(nav.client.protocol.send_request(types.TEXT_DOCUMENT_DEFINITION, params))
+    answers = await asyncio.wait_for(asyncio.gather(*(asyncio.wrap_future(f) for f in pending)), REQUEST_TIMEOUT)
+    for answer in answers:
+        assert answer, answers
+        assert _names(nav, list(answer)) == {"greet.go": "Greeting"}

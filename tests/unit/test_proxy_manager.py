@@ -196,10 +196,10 @@ async def test_children_start_lazily_one_per_language_and_root(
     manager: Manager, hooks: Hooks, factory: Factory
 ) -> None:
     assert factory.made == []
-    await manager.did_open(hooks.open("api/main.go"))
-    await manager.did_open(hooks.open("api/util.go"))
-    await manager.did_open(hooks.open("web/app.ts"))
-    await manager.did_open(hooks.open("README.md"))
+    manager.did_open(hooks.open("api/main.go"))
+    manager.did_open(hooks.open("api/util.go"))
+    manager.did_open(hooks.open("web/app.ts"))
+    manager.did_open(hooks.open("README.md"))
     await settle()
     assert sorted((c.spec.language, c.spec.root.name) for c in factory.made) == [("go", "api"), ("node", "web")]
     go = await manager.child_for(uri("api/main.go"))
@@ -215,9 +215,9 @@ async def test_documents_opened_while_starting_are_replayed_in_order_at_their_la
     manager: Manager, hooks: Hooks, factory: Factory
 ) -> None:
     factory.start_delay = 0.05
-    await manager.did_open(hooks.open("api/a.go", "a1"))
-    await manager.did_open(hooks.open("api/b.go", "b1"))
-    await manager.did_change(hooks.change("api/a.go", "a2"))  # before the child runs: not forwarded
+    manager.did_open(hooks.open("api/a.go", "a1"))
+    manager.did_open(hooks.open("api/b.go", "b1"))
+    manager.did_change(hooks.change("api/a.go", "a2"))  # before the child runs: not forwarded
     child = await manager.child_for(uri("api/a.go"))
     assert child is not None
     [fake] = factory.made
@@ -229,15 +229,15 @@ async def test_documents_opened_while_starting_are_replayed_in_order_at_their_la
 async def test_sync_reaches_the_owning_child_with_the_editors_versions(
     manager: Manager, hooks: Hooks, factory: Factory
 ) -> None:
-    await manager.did_open(hooks.open("api/a.go"))
+    manager.did_open(hooks.open("api/a.go"))
     await manager.child_for(uri("api/a.go"))
     [fake] = factory.made
     change = hooks.change("api/a.go", "y")
-    await manager.did_change(change)
+    manager.did_change(change)
     save = types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri("api/a.go")))
-    await manager.did_save(save)
-    await manager.did_close(types.DidCloseTextDocumentParams(text_document=save.text_document))
-    await manager.did_change(hooks.change("api/a.go", "z"))  # closed: nothing more
+    manager.did_save(save)
+    manager.did_close(types.DidCloseTextDocumentParams(text_document=save.text_document))
+    manager.did_change(hooks.change("api/a.go", "z"))  # closed: nothing more
     assert fake.methods() == [
         types.TEXT_DOCUMENT_DID_OPEN,
         types.TEXT_DOCUMENT_DID_CHANGE,
@@ -252,10 +252,10 @@ async def test_a_child_in_another_encoding_gets_whole_documents(
     manager: Manager, hooks: Hooks, factory: Factory
 ) -> None:
     hooks.encoding = "utf-8"  # the editor's; the fake child answers UTF-16
-    await manager.did_open(hooks.open("api/a.go", "é"))
+    manager.did_open(hooks.open("api/a.go", "é"))
     await manager.child_for(uri("api/a.go"))
     [fake] = factory.made
-    await manager.did_change(hooks.change("api/a.go", "é🍰"))
+    manager.did_change(hooks.change("api/a.go", "é🍰"))
     method, params = fake.sent[-1]
     assert method == types.TEXT_DOCUMENT_DID_CHANGE
     assert params.text_document.version == 2
@@ -266,7 +266,7 @@ async def test_a_child_in_another_encoding_gets_whole_documents(
 
 async def test_missing_binary_answers_none_and_tells_once(manager: Manager, hooks: Hooks, factory: Factory) -> None:
     hooks.missing.add("go")
-    await manager.did_open(hooks.open("api/a.go"))
+    manager.did_open(hooks.open("api/a.go"))
     for _ in range(3):
         assert await manager.child_for(uri("api/a.go")) is None
     assert factory.made == []
@@ -277,7 +277,7 @@ async def test_missing_binary_answers_none_and_tells_once(manager: Manager, hook
 
 async def test_untrusted_workspace_never_starts_a_child(manager: Manager, hooks: Hooks, factory: Factory) -> None:
     hooks.is_trusted = False
-    await manager.did_open(hooks.open("api/a.go"))
+    manager.did_open(hooks.open("api/a.go"))
     await settle()
     assert await manager.child_for(uri("api/a.go")) is None
     assert factory.made == []
@@ -286,11 +286,11 @@ async def test_untrusted_workspace_never_starts_a_child(manager: Manager, hooks:
 async def test_a_crashed_child_is_restarted_on_next_use_with_its_documents(
     manager: Manager, hooks: Hooks, factory: Factory
 ) -> None:
-    await manager.did_open(hooks.open("api/a.go", "one"))
+    manager.did_open(hooks.open("api/a.go", "one"))
     first = await manager.child_for(uri("api/a.go"))
     assert first is not None
     factory.made[0].crash()
-    await manager.did_change(hooks.change("api/a.go", "two"))  # while it is down: kept for the replay
+    manager.did_change(hooks.change("api/a.go", "two"))  # while it is down: kept for the replay
     second = await manager.child_for(uri("api/a.go"))  # the first restart is immediate
     assert second is not None
     assert second is not first
@@ -300,7 +300,7 @@ async def test_a_crashed_child_is_restarted_on_next_use_with_its_documents(
 
 
 async def test_restarts_back_off_and_stop_after_the_limit(manager: Manager, hooks: Hooks, factory: Factory) -> None:
-    await manager.did_open(hooks.open("api/a.go"))
+    manager.did_open(hooks.open("api/a.go"))
     assert await manager.child_for(uri("api/a.go")) is not None
     factory.made[-1].crash()
     assert await manager.child_for(uri("api/a.go")) is not None  # 1st failure: at once
@@ -346,14 +346,12 @@ async def test_a_file_outside_the_workspace_goes_to_a_running_child_of_its_langu
     manager: Manager, hooks: Hooks, factory: Factory
 ) -> None:
     assert await manager.child_for("file:///usr/lib/go/src/fmt/print.go") is None  # none running: none started
-    await manager.did_open(hooks.open("api/a.go"))
+    manager.did_open(hooks.open("api/a.go"))
     go = await manager.child_for(uri("api/a.go"))
     assert await manager.child_for("file:///usr/lib/go/src/fmt/print.go") is go
     library = types.TextDocumentItem(uri="file:///usr/lib/go/src/fmt/print.go", language_id="go", version=1, text="")
-    await manager.did_open(types.DidOpenTextDocumentParams(text_document=library))
-    await manager.did_close(
-        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=library.uri))
-    )
+    manager.did_open(types.DidOpenTextDocumentParams(text_document=library))
+    manager.did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=library.uri)))
     assert [(m, p.text_document.uri) for m, p in factory.made[0].sent[1:]] == [
         (types.TEXT_DOCUMENT_DID_OPEN, library.uri),
         (types.TEXT_DOCUMENT_DID_CLOSE, library.uri),
@@ -362,18 +360,18 @@ async def test_a_file_outside_the_workspace_goes_to_a_running_child_of_its_langu
 
 
 async def test_shutdown_stops_every_child_and_starts_no_more(manager: Manager, hooks: Hooks, factory: Factory) -> None:
-    await manager.did_open(hooks.open("api/a.go"))
-    await manager.did_open(hooks.open("web/a.ts"))
+    manager.did_open(hooks.open("api/a.go"))
+    manager.did_open(hooks.open("web/a.ts"))
     assert await manager.child_for(uri("api/a.go")) is not None
     assert await manager.child_for(uri("web/a.ts")) is not None
     factory.start_delay = 10.0
-    await manager.did_open(hooks.open("py/a.py"))  # still starting at shutdown
+    manager.did_open(hooks.open("py/a.py"))  # still starting at shutdown
     await settle()
     await asyncio.wait_for(manager.shutdown(), 2)
     assert len(factory.made) == 3
     assert all(c.stopped for c in factory.made)
     assert await manager.child_for(uri("api/a.go")) is None
-    await manager.did_open(hooks.open("api/b.go"))
+    manager.did_open(hooks.open("api/b.go"))
     assert len(factory.made) == 3
     manager.kill_all()
     assert all(c.killed for c in factory.made)
@@ -385,7 +383,7 @@ async def test_shutdown_stops_every_child_and_starts_no_more(manager: Manager, h
 async def test_an_unchanged_configuration_leaves_children_alone(
     manager: Manager, hooks: Hooks, factory: Factory
 ) -> None:
-    await manager.did_open(hooks.open("api/a.go"))
+    manager.did_open(hooks.open("api/a.go"))
     child = await manager.child_for(uri("api/a.go"))
     await manager.reconcile()
     assert await manager.child_for(uri("api/a.go")) is child
@@ -396,11 +394,11 @@ async def test_an_unchanged_configuration_leaves_children_alone(
 async def test_a_changed_server_command_restarts_the_child_with_its_documents(
     manager: Manager, hooks: Hooks, factory: Factory
 ) -> None:
-    await manager.did_open(hooks.open("api/a.go", "a1"))
-    await manager.did_open(hooks.open("web/b.ts"))
+    manager.did_open(hooks.open("api/a.go", "a1"))
+    manager.did_open(hooks.open("web/b.ts"))
     old = await manager.child_for(uri("api/a.go"))
     web = await manager.child_for(uri("web/b.ts"))
-    await manager.did_change(hooks.change("api/a.go", "a2"))
+    manager.did_change(hooks.change("api/a.go", "a2"))
     hooks.argv["go"] = ("gopls", "-remote=auto")
     await manager.reconcile()
     new = await manager.child_for(uri("api/a.go"))
@@ -416,8 +414,8 @@ async def test_a_changed_server_command_restarts_the_child_with_its_documents(
 
 
 async def test_a_removed_folder_stops_its_children(manager: Manager, hooks: Hooks, factory: Factory) -> None:
-    await manager.did_open(hooks.open("api/a.go"))
-    await manager.did_open(hooks.open("web/b.ts"))
+    manager.did_open(hooks.open("api/a.go"))
+    manager.did_open(hooks.open("web/b.ts"))
     await manager.child_for(uri("api/a.go"))
     await manager.child_for(uri("web/b.ts"))
     hooks.removed.add(ROOT / "api")
@@ -431,7 +429,7 @@ async def test_a_removed_folder_stops_its_children(manager: Manager, hooks: Hook
 
 
 async def test_an_untrusted_workspace_stops_every_child(manager: Manager, hooks: Hooks, factory: Factory) -> None:
-    await manager.did_open(hooks.open("api/a.go"))
+    manager.did_open(hooks.open("api/a.go"))
     await manager.child_for(uri("api/a.go"))
     hooks.is_trusted = False
     await manager.reconcile()

@@ -95,7 +95,7 @@ class Setup:
         )
 
     async def child(self, relative: str) -> ScriptedChild:
-        await self.manager.did_open(self.hooks.open(relative, TEXT))
+        self.manager.did_open(self.hooks.open(relative, TEXT))
         found = await self.manager.child_for((ROOT / relative).as_uri())
         assert isinstance(found, ScriptedChild)
         return found

@@ -70,6 +70,9 @@ _IGNORED_REQUESTS = (
     types.WORKSPACE_TEXT_DOCUMENT_CONTENT_REFRESH,
 )
 
+# Called once with a relayed request's result, or with the error instead.
+Answer = Callable[[Any, "BaseException | None"], None]
+
 STDERR_TAIL = 20  # lines of the child's stderr kept for the failure message
 
 
@@ -235,7 +238,7 @@ class ChildClient:
         self.protocol: ChildProtocol = self._client.protocol  # type: ignore[assignment]
         self._process: _Process | None = None
         self._pending: dict[str, Any] = {}  # lifecycle requests, through pygls
-        self._relayed: dict[str, asyncio.Future[Any]] = {}  # relayed requests, raw JSON both ways
+        self._relayed: dict[str, Answer] = {}  # relayed requests, raw JSON both ways
         self._out: BatchWriter | None = None
         self._ids = itertools.count(1)
         self._stopping = False
@@ -384,29 +387,37 @@ class ChildClient:
     # -- messages ----------------------------------------------------------------------------------------
 
     async def request(self, method: str, params: Any) -> Any:
-        """Relay a request: `params` as JSON (a dict, or lsprotocol attrs), the result as the child sent it.
+        """Relay a request: `params` as JSON (a dict, or lsprotocol attrs), the result as the child sent it."""
+        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        cancel = self.send(method, params, lambda result, error: _settle_waiter(waiter, result, error))
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            cancel()  # the editor cancelled: so does the child
+            raise
+
+    def send(self, method: str, params: Any, on_answer: Answer) -> Callable[[], None]:
+        """Relay a request without a coroutine: `on_answer(result, None)` or `on_answer(None, error)` is called
+        once, from the reader; the function returned cancels it (the child is told, the answer is dropped).
 
         This is the hot path of navigation, so it bypasses pygls both ways: the request is written as bytes
-        and the answer is settled by the reader straight from its json.loads (pygls would structure the
-        message, run two runtime Protocol isinstance checks and hop through a concurrent future)."""
+        and the answer handed on straight from the reader's json.loads (pygls would structure the message,
+        run two runtime Protocol isinstance checks and hop through a concurrent future)."""
         if self.state is not ChildState.RUNNING:
             raise ChildFailed(f"{self.name} is not running" + (f": {self.failure}" if self.failure else ""))
         if hasattr(params, "__attrs_attrs__"):
             params = self.protocol._converter.unstructure(params)
         msg_id = f"lintel-{next(self._ids)}"
-        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._relayed[msg_id] = waiter
-        try:
-            self._write({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
-            return await waiter
-        except asyncio.CancelledError:
-            # The editor cancelled: so does the child. Its late answer then finds no waiter (a debug line).
+        self._write({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        self._relayed[msg_id] = on_answer
+
+        def cancel() -> None:
+            # Its late answer then finds no one waiting (dropped).
             if self._relayed.pop(msg_id, None) is not None and self.state is ChildState.RUNNING:
-                with contextlib.suppress(Exception):
+                with contextlib.suppress(ChildFailed):
                     self._write({"jsonrpc": "2.0", "method": types.CANCEL_REQUEST, "params": {"id": msg_id}})
-            raise
-        finally:
-            self._relayed.pop(msg_id, None)
+
+        return cancel
 
     def _write(self, message: dict[str, Any]) -> None:
         """One JSON-RPC message to the child, through the writer pygls's messages take too (so in order)."""
@@ -418,24 +429,23 @@ class ChildClient:
 
     def _answer(self, data: dict[str, Any]) -> bool:
         """Settle a relayed request from its answer; False when the answer is not for one (pygls's then)."""
-        waiter = self._relayed.pop(data.get("id"), None)  # type: ignore[arg-type]
-        if waiter is None:
+        on_answer = self._relayed.pop(data.get("id"), None)  # type: ignore[arg-type]
+        if on_answer is None:
             return False
-        if waiter.done():
-            return True
         error = data.get("error")
         if isinstance(error, dict):
             code = error.get("code")
             message = error.get("message")
-            waiter.set_exception(
+            on_answer(
+                None,
                 JsonRpcException(
                     message=message if isinstance(message, str) else "the language server answered an error",
                     code=code if isinstance(code, int) else REQUEST_FAILED,
                     data=error.get("data"),
-                )
+                ),
             )
         else:
-            waiter.set_result(data.get("result"))
+            on_answer(data.get("result"), None)
         return True
 
     def notify(self, method: str, params: Any) -> None:
@@ -479,9 +489,8 @@ class ChildClient:
                 future.set_exception(ChildFailed(reason))
         self._pending.clear()
         relayed, self._relayed = self._relayed, {}
-        for waiter in relayed.values():
-            if not waiter.done():
-                waiter.set_exception(ChildFailed(reason))
+        for on_answer in relayed.values():
+            on_answer(None, ChildFailed(reason))
 
     def _fail(self, reason: str) -> None:
         if self.state in (ChildState.FAILED, ChildState.STOPPED):
@@ -652,6 +661,15 @@ class ChildClient:
 
 def _acknowledge(params: Any) -> None:
     return None
+
+
+def _settle_waiter(waiter: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if waiter.done():
+        return
+    if error is not None:
+        waiter.set_exception(error)
+    else:
+        waiter.set_result(result)
 
 
 def _settle(waiter: asyncio.Future[Any], done: Any) -> None:

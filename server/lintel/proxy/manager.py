@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from lsprotocol import types
 
 from lintel.detect import Language
-from lintel.proxy.client import ChildFailed, ChildSpec, ChildState
+from lintel.proxy.client import Answer, ChildFailed, ChildSpec, ChildState
 from lintel.proxy.servers import Command
 from lintel.server.positions import Unit
 
@@ -53,6 +53,8 @@ class Child(Protocol):
     async def start(self) -> None: ...
 
     async def request(self, method: str, params: Any) -> Any: ...
+
+    def send(self, method: str, params: Any, on_answer: Answer) -> Callable[[], None]: ...
 
     def notify(self, method: str, params: Any) -> None: ...
 
@@ -158,6 +160,16 @@ class Manager:
     def child_by_id(self, child_id: str) -> Child | None:
         return next((s.running() for s in self._slots.values() if s.id == child_id), None)
 
+    def children_differ(self, encoding: Unit) -> bool:
+        """Whether any running child counts positions in another encoding than `encoding`."""
+        return any(c.encoding != encoding for c in self.children())
+
+    def running_child(self, uri: str) -> Child | None:
+        """The running child that has `uri` open, without waiting for anything (None: ask child_for)."""
+        key = self._owner.get(uri)
+        slot = self._slots.get(key) if key is not None else None
+        return slot.running() if slot is not None and uri in slot.synced else None
+
     async def child_for(self, uri: str) -> Child | None:
         """The running child that answers for `uri`, started (or restarted) if need be; None when there
         is none: no language server for the file, untrusted workspace, missing binary, backing off, gave up."""
@@ -173,9 +185,11 @@ class Manager:
             key = (language, root)
         return await self._ready(self._slot(key))
 
-    # -- document sync (the server's DocumentListener) ----------------------------------------------------
+    # -- document sync ---------------------------------------------------------------------------------------
+    # Called as each message arrives (LintelProtocol.handle_message), so children get the editor's document
+    # messages and the requests between them in the order the editor sent them.
 
-    async def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
+    def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
         if self._closed or not self._hooks.trusted():
             return
@@ -201,7 +215,7 @@ class Manager:
         else:
             self._background(self._ready(slot))  # started on its language's first document
 
-    async def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+    def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         slot, child = self._synced(params.text_document.uri)
         if slot is None or child is None:
             return  # not started yet: the document is replayed with its text of the moment when it is
@@ -220,7 +234,7 @@ class Manager:
         )
         child.notify(types.TEXT_DOCUMENT_DID_CHANGE, whole)
 
-    async def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
+    def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
         slot, child = self._synced(params.text_document.uri)
         if slot is None or child is None:
             return
@@ -230,7 +244,7 @@ class Manager:
                 params = types.DidSaveTextDocumentParams(text_document=params.text_document, text=snapshot.text)
         child.notify(types.TEXT_DOCUMENT_DID_SAVE, params)
 
-    async def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
+    def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         key = self._owner.pop(uri, None)
         slot = self._slots.get(key) if key is not None else None

@@ -16,6 +16,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from lintel.proxy.client import Answer
 from lintel.proxy.encoding import LinesSource, Recoder
 from lintel.proxy.manager import Child, Manager
 from lintel.server.positions import Unit
@@ -56,6 +57,10 @@ def supports(child: Child, method: str) -> bool:
     return provider is not None and provider is not False
 
 
+def _nothing() -> None:
+    return None
+
+
 def _commands(child: Child) -> set[str]:
     options = child.capabilities.execute_command_provider
     return set(options.commands) if options is not None else set()
@@ -84,30 +89,69 @@ class Router:
         self._encoding = encoding  # the editor's, known after initialize
         self._lines = lines
 
-    def _recoder(self, source: Unit, target: Unit) -> Recoder:
-        return Recoder(source, target, self._lines)
+    def _recoder(self, source: Unit, target: Unit, lines: LinesSource | None = None) -> Recoder:
+        return Recoder(source, target, lines or self._lines)
 
-    def _to_child(self, child: Child, params: dict[str, Any], uri: str) -> dict[str, Any]:
+    def _frozen(self, uri: str) -> LinesSource:
+        """Lines with `uri`'s as they are now: a request's positions, and its answer's in that document, are
+        counted on the text the editor sent it with, whatever changes come after it."""
+        if self._encoding() == "utf-16" and not self.manager.children_differ("utf-16"):
+            return self._lines  # nothing will be re-counted
+        now = self._lines(uri)
+        source = self._lines
+        return lambda u: now if u == uri else source(u)
+
+    def _to_child(self, child: Child, params: dict[str, Any], uri: str, lines: LinesSource | None = None) -> Any:
         """The editor's params (JSON, changed in place) with positions as the child counts them. Progress
         tokens stay with lintel: partial results streamed to a token the editor gave would bypass the relay."""
         params.pop("workDoneToken", None)
         params.pop("partialResultToken", None)
-        return self._recoder(self._encoding(), child.encoding).walk(params, uri, uri)  # type: ignore[no-any-return]
+        return self._recoder(self._encoding(), child.encoding, lines).walk(params, uri, uri)
 
-    def _to_editor(self, child: Child, result: Any, uri: str) -> Any:
-        return self._recoder(child.encoding, self._encoding()).walk(result, uri, uri)
+    def _to_editor(self, child: Child, result: Any, uri: str, lines: LinesSource | None = None) -> Any:
+        return self._recoder(child.encoding, self._encoding(), lines).walk(result, uri, uri)
+
+    def _answer(self, child: Child, method: str, result: Any, uri: str, lines: LinesSource) -> Any:
+        result = self._to_editor(child, result, uri, lines)
+        if method == types.TEXT_DOCUMENT_COMPLETION:
+            self._mark(child, result, uri)
+        return result
 
     async def forward(self, method: str, params: dict[str, Any], uri: str) -> Any:
         """Relay a request about `uri` to its child (params and result as JSON); null when there is no child
         or it lacks the feature."""
+        lines = self._frozen(uri)
         child = await self.manager.child_for(uri)
         if child is None or not supports(child, method) or not self._triggered_here(child, method, params):
             return None
-        result = await child.request(method, self._to_child(child, params, uri))
-        result = self._to_editor(child, result, uri)
-        if method == types.TEXT_DOCUMENT_COMPLETION:
-            self._mark(child, result, uri)
-        return result
+        result = await child.request(method, self._to_child(child, params, uri, lines))
+        return self._answer(child, method, result, uri, lines)
+
+    def forward_now(self, method: str, params: dict[str, Any], uri: str, reply: Answer) -> Callable[[], None] | None:
+        """forward() without a coroutine, for a document whose child runs and has it open: `reply(result, None)`
+        or `reply(None, error)` comes once, from the child's reader; returns the request's cancel function.
+        None when the child is not there yet: forward() then waits for it."""
+        child = self.manager.running_child(uri)
+        if child is None:
+            return None
+        if not supports(child, method) or not self._triggered_here(child, method, params):
+            reply(None, None)
+            return _nothing
+        lines = self._frozen(uri)
+        sent = self._to_child(child, params, uri, lines)
+
+        def answered(result: Any, error: BaseException | None) -> None:
+            if error is not None:
+                reply(None, error)
+                return
+            try:
+                result = self._answer(child, method, result, uri, lines)
+            except Exception as exc:
+                reply(None, exc)
+                return
+            reply(result, None)
+
+        return child.send(method, sent, answered)
 
     @staticmethod
     def _triggered_here(child: Child, method: str, params: dict[str, Any]) -> bool:

@@ -40,12 +40,41 @@ class LintelProtocol(LanguageServerProtocol):
     async def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:  # type: ignore[override]
         return await self._server.commands.execute(params)
 
+    def handle_message(self, message: Any) -> None:
+        """pygls's, then the document-sync listeners at once: pygls has updated the document synchronously,
+        and its handlers (documents.py) run later as tasks, after messages that may have come behind."""
+        super().handle_message(message)
+        handle = _SYNC_LISTENERS.get(getattr(message, "method", ""))
+        if handle is not None and not self._shutdown:
+            for listener in self._server.sync_listeners:
+                try:
+                    handle(listener, message.params)
+                except Exception:
+                    log.exception("a document listener failed on %s", message.method)
+
 
 class DocumentListener(Protocol):
     async def did_open(self, params: types.DidOpenTextDocumentParams) -> None: ...
     async def did_change(self, params: types.DidChangeTextDocumentParams) -> None: ...
     async def did_save(self, params: types.DidSaveTextDocumentParams) -> None: ...
     async def did_close(self, params: types.DidCloseTextDocumentParams) -> None: ...
+
+
+class SyncDocumentListener(Protocol):
+    """Told of each document message as it arrives, before any later message is read."""
+
+    def did_open(self, params: types.DidOpenTextDocumentParams) -> None: ...
+    def did_change(self, params: types.DidChangeTextDocumentParams) -> None: ...
+    def did_save(self, params: types.DidSaveTextDocumentParams) -> None: ...
+    def did_close(self, params: types.DidCloseTextDocumentParams) -> None: ...
+
+
+_SYNC_LISTENERS: dict[str, Callable[[SyncDocumentListener, Any], None]] = {
+    types.TEXT_DOCUMENT_DID_OPEN: lambda listener, params: listener.did_open(params),
+    types.TEXT_DOCUMENT_DID_CHANGE: lambda listener, params: listener.did_change(params),
+    types.TEXT_DOCUMENT_DID_SAVE: lambda listener, params: listener.did_save(params),
+    types.TEXT_DOCUMENT_DID_CLOSE: lambda listener, params: listener.did_close(params),
+}
 
 
 class LintelServer(LanguageServer):
@@ -64,6 +93,8 @@ class LintelServer(LanguageServer):
         # Other features that need document sync (the language-server proxy) subscribe here: pygls allows
         # one handler per method, and documents.py owns didOpen/didChange/didSave/didClose.
         self.document_listeners: list[DocumentListener] = []
+        # The same, called as each message arrives (the language-server proxy: order matters there).
+        self.sync_listeners: list[SyncDocumentListener] = []
         # Requests served on JSON as it arrived, bypassing pygls's structuring (the relayed navigation
         # methods, registered by navigation.py): method -> coroutine function of the params, whose result
         # is sent back as JSON. pygls still advertises and serves them where stdin is not a pipe.
@@ -71,7 +102,10 @@ class LintelServer(LanguageServer):
         # A command that is not lintel's, given to the language server that offers it (set by navigation.py);
         # NOT_FORWARDED when none does.
         self.forward_command: Callable[[str, Any], Awaitable[Any]] = _not_forwarded
-        self._raw_tasks: dict[tuple[type, Any], asyncio.Future[Any]] = {}  # by request id (1 and "1" differ)
+        # The same requests answered without a task when that can be done at once (the child runs): keyed by
+        # the handler in raw_requests; the function returns None to leave the request to the handler.
+        self.raw_now: dict[Callable[[Any], Awaitable[Any]], RawNow] = {}
+        self._raw_tasks: dict[tuple[type, Any], _Cancellable] = {}  # by request id (1 and "1" differ)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """stdio transport with stdin read on the event loop (pygls reads it through its thread pool, three
@@ -143,40 +177,82 @@ class LintelServer(LanguageServer):
                 self.send_json({"jsonrpc": "2.0", "id": data["id"], "error": _error(error)})
 
     def _serve_raw(self, handler: Callable[[Any], Awaitable[Any]], msg_id: Any, params: Any) -> None:
+        now = self.raw_now.get(handler)
+        if now is None:
+            self._start_task(handler, msg_id, params)
+            return
+
+        # At once, like the document messages before it (LintelProtocol.handle_message): the child gets them
+        # in the editor's order.
+        if not self._serve_now(now, msg_id, params):
+            self._start_task(handler, msg_id, params)
+
+    def _start_task(self, handler: Callable[[Any], Awaitable[Any]], msg_id: Any, params: Any) -> None:
         task = asyncio.ensure_future(handler(params))
         key = _id_key(msg_id)
         if key is not None:
             self._raw_tasks[key] = task
-        task.add_done_callback(lambda done: self._answer_raw(msg_id, done))
+        task.add_done_callback(lambda done: self._answer_task(msg_id, done))
 
-    def _cancel_raw(self, params: Any) -> bool:
-        """$/cancelRequest for a request served raw: its task is cancelled (the editor then gets -32800).
-        False for any other id: pygls's own requests are pygls's to cancel."""
-        key = _id_key(params.get("id")) if isinstance(params, dict) else None
-        task = self._raw_tasks.get(key) if key is not None else None
-        if task is None:
+    def _serve_now(self, now: RawNow, msg_id: Any, params: Any) -> bool:
+        """A request answered from a callback (no task): False when `now` cannot serve it that way."""
+        key = _id_key(msg_id)
+        answered = False
+
+        def reply(result: Any, error: BaseException | None) -> None:
+            nonlocal answered
+            answered = True
+            if key is not None:
+                self._raw_tasks.pop(key, None)
+            self._reply(msg_id, result, error)
+
+        try:
+            cancel = now(params, reply)
+        except Exception as exc:
+            if not answered:
+                reply(None, exc)
+            return True
+        if cancel is None:
             return False
-        task.cancel()
+        if key is not None and not answered:
+
+            def cancelled() -> None:
+                cancel()
+                reply(None, JsonRpcRequestCancelled(f'Request with id "{msg_id}" is canceled'))
+
+            self._raw_tasks[key] = _Cancel(cancelled)
         return True
 
-    def _answer_raw(self, msg_id: Any, task: asyncio.Future[Any]) -> None:
+    def _cancel_raw(self, params: Any) -> bool:
+        """$/cancelRequest for a request served raw: it is cancelled (the editor then gets -32800).
+        False for any other id: pygls's own requests are pygls's to cancel."""
+        key = _id_key(params.get("id")) if isinstance(params, dict) else None
+        pending = self._raw_tasks.get(key) if key is not None else None
+        if pending is None:
+            return False
+        pending.cancel()
+        return True
+
+    def _answer_task(self, msg_id: Any, task: asyncio.Future[Any]) -> None:
         key = _id_key(msg_id)
         if key is not None and self._raw_tasks.get(key) is task:
             del self._raw_tasks[key]
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id}
         if task.cancelled():
-            error: JsonRpcException = JsonRpcRequestCancelled(f'Request with id "{msg_id}" is canceled')
-        elif isinstance(task.exception(), JsonRpcException):
-            error = task.exception()  # type: ignore[assignment]
-            self.report_server_error(error, JsonRpcException)
-        elif task.exception() is not None:
-            log.error("request %s failed", msg_id, exc_info=task.exception())
-            error = JsonRpcInternalError(f"{type(task.exception()).__name__}: {task.exception()}")
+            self._reply(msg_id, None, JsonRpcRequestCancelled(f'Request with id "{msg_id}" is canceled'))
         else:
-            message["result"] = task.result()
-            self.send_json(message)
-            return
-        message["error"] = _error(error)
+            self._reply(msg_id, task.result() if task.exception() is None else None, task.exception())
+
+    def _reply(self, msg_id: Any, result: Any, error: BaseException | None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id}
+        if error is None:
+            message["result"] = result
+        elif isinstance(error, JsonRpcException):
+            if not isinstance(error, JsonRpcRequestCancelled):
+                self.report_server_error(error, JsonRpcException)
+            message["error"] = _error(error)
+        else:
+            log.error("request %s failed", msg_id, exc_info=error)
+            message["error"] = _error(JsonRpcInternalError(f"{type(error).__name__}: {error}"))
         self.send_json(message)
 
     def send_json(self, message: dict[str, Any]) -> None:
@@ -207,6 +283,21 @@ class LintelServer(LanguageServer):
             log.info("%s: %s", getattr(source, "__name__", source), error)
             return
         log.error("server error (%s): %s", getattr(source, "__name__", source), error, exc_info=error)
+
+
+# (params, reply) -> the request's cancel function, or None when it must go the handler's way.
+RawNow = Callable[[Any, Callable[[Any, "BaseException | None"], None]], "Callable[[], None] | None"]
+
+
+class _Cancellable(Protocol):
+    def cancel(self) -> Any: ...
+
+
+class _Cancel:
+    __slots__ = ("cancel",)
+
+    def __init__(self, cancel: Callable[[], None]) -> None:
+        self.cancel = cancel
 
 
 class _NotForwarded:

@@ -20,12 +20,12 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from lintel.detect import language_of_file
-from lintel.proxy.client import REQUEST_FAILED, ChildClient, ChildSpec, child_capabilities
+from lintel.proxy.client import REQUEST_FAILED, Answer, ChildClient, ChildSpec, child_capabilities
 from lintel.proxy.encoding import LineCache, Recoder
 from lintel.proxy.manager import Child, ChildKey, Manager
 from lintel.proxy.router import Router
 from lintel.proxy.servers import SERVERS, Command, resolve_command, server_root
-from lintel.server.app import NOT_FORWARDED
+from lintel.server.app import NOT_FORWARDED, RawNow
 from lintel.server.documents import publish
 
 if TYPE_CHECKING:
@@ -338,7 +338,7 @@ def _raw(result: Any) -> Any:
 
 
 def _manager(server: LintelServer) -> Manager | None:
-    return next((x for x in server.document_listeners if isinstance(x, Manager)), None)
+    return next((x for x in server.sync_listeners if isinstance(x, Manager)), None)
 
 
 async def reconcile(server: LintelServer) -> None:
@@ -372,15 +372,16 @@ def setup(server: LintelServer) -> None:
         return _raw(await router.execute_command(child, command, arguments))
 
     server.forward_command = forward_command
-    server.document_listeners.append(manager)
+    server.sync_listeners.append(manager)
     atexit.register(manager.kill_all)  # an editor that exits without shutdown leaves no child behind
     # pygls keeps its converter on the protocol only; results wrapped in RawJson go out untouched.
     server.protocol._converter.register_unstructure_hook(RawJson, lambda raw: raw.value)
 
-    handlers: dict[str, RawHandler] = {
-        method: _document_handler(router, method, positional=method != types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-        for method in DOCUMENT_REQUESTS
-    }
+    handlers: dict[str, RawHandler] = {}
+    for method in DOCUMENT_REQUESTS:
+        positional = method != types.TEXT_DOCUMENT_DOCUMENT_SYMBOL
+        handlers[method] = _document_handler(router, method, positional=positional)
+        server.raw_now[handlers[method]] = _document_now(router, method, positional=positional)
     handlers[types.COMPLETION_ITEM_RESOLVE] = _string_member_handler(
         types.COMPLETION_ITEM_RESOLVE, "label", "params must be a completion item with a string label", router.resolve
     )
@@ -405,22 +406,32 @@ def _natural(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+def _document_uri(method: str, params: Any, positional: bool) -> str:
+    """The document a request is about; JsonRpcInvalidParams when its params are not what the method takes."""
+    document = params.get("textDocument") if isinstance(params, dict) else None
+    uri = document.get("uri") if isinstance(document, dict) else None
+    if not isinstance(uri, str):
+        raise _invalid(method, "params.textDocument.uri must be a string")
+    if positional:
+        position = params.get("position")
+        if not (isinstance(position, dict) and _natural(position.get("line")) and _natural(position.get("character"))):
+            raise _invalid(method, "params.position must be {line, character} with non-negative integers")
+    return uri
+
+
 def _document_handler(router: Router, method: str, *, positional: bool) -> RawHandler:
     async def relay(params: Any) -> Any:
-        document = params.get("textDocument") if isinstance(params, dict) else None
-        uri = document.get("uri") if isinstance(document, dict) else None
-        if not isinstance(uri, str):
-            raise _invalid(method, "params.textDocument.uri must be a string")
-        if positional:
-            position = params.get("position")
-            if not (
-                isinstance(position, dict) and _natural(position.get("line")) and _natural(position.get("character"))
-            ):
-                raise _invalid(method, "params.position must be {line, character} with non-negative integers")
-        return await router.forward(method, params, uri)
+        return await router.forward(method, params, _document_uri(method, params, positional))
 
     relay.__name__ = f"relay_{method.replace('/', '_')}"
     return relay
+
+
+def _document_now(router: Router, method: str, *, positional: bool) -> RawNow:
+    def relay_now(params: Any, reply: Answer) -> Callable[[], None] | None:
+        return router.forward_now(method, params, _document_uri(method, params, positional), reply)
+
+    return relay_now
 
 
 def _string_member_handler(
