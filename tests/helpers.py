@@ -22,6 +22,36 @@ CAPTURES = REPO / "tests" / "captures"
 TOOLS_DIR = Path(os.environ.get("LINTEL_TOOLS_DIR", Path.home() / ".cache" / "lintel-tools"))
 
 
+# Build output, installed packages and caches stay behind; node_modules are symlinked back (copy_workspace).
+_NOT_COPIED = shutil.ignore_patterns("target", "node_modules", ".ruff_cache", ".pytest_cache", ".mypy_cache")
+
+
+def copy_workspace(name: str, dest: Path) -> Path:
+    """A private copy of tests/workspaces/<name>; node_modules are symlinked back so eslint, tsc and typescript's
+    language server resolve."""
+    source = WORKSPACES / name
+    # shutil.copy, not copy2: fresh mtimes. Every rust copy shares one CARGO_TARGET_DIR, and cargo trusts mtimes:
+    # a copy with the fixture's old mtimes would be "fresh" against a build of another test's edited copy.
+    shutil.copytree(source, dest, symlinks=True, ignore=_NOT_COPIED, copy_function=shutil.copy)
+    for current, dirs, _ in os.walk(source):
+        if "node_modules" in dirs:
+            modules = Path(current) / "node_modules"
+            (dest / modules.relative_to(source)).symlink_to(modules, target_is_directory=True)
+        dirs[:] = [d for d in dirs if d not in ("node_modules", "target", ".git")]
+    return dest
+
+
+def column_in(text: str, characters: int, encoding: str) -> int:
+    """The first `characters` code points of `text`, counted in the LSP position encoding (the tests' own
+    arithmetic, not lintel's)."""
+    prefix = text[:characters]
+    if encoding == "utf-8":
+        return len(prefix.encode("utf-8"))
+    if encoding == "utf-16":
+        return len(prefix.encode("utf-16-le")) // 2
+    return len(prefix)
+
+
 def tool_path() -> str:
     """PATH with the dev tools (venv, go/npm/rust caches filled by scripts/setup-dev) in front, as scripts/toolpath."""
     extra = [

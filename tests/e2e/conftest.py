@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from tests.e2e.by_hand import Baselines
 from tests.e2e.nav_support import end_session
-from tests.helpers import WORKSPACES, tool_path
+from tests.helpers import copy_workspace, tool_path
 
 SERVER_COMMAND = [sys.executable, "-m", "lintel", "serve"]
 CLIENTS = ("visual-studio-code", "neovim")
@@ -37,7 +36,6 @@ CLIENTS = ("visual-studio-code", "neovim")
 DIAGNOSTICS_TIMEOUT = 120.0
 COMMAND_TIMEOUT = 300.0
 # Caches a copy should not carry; mypy's is kept (it checks content hashes) and saves a cold mypy run per test.
-_NOT_COPIED = shutil.ignore_patterns("target", "node_modules", ".ruff_cache", ".pytest_cache")
 
 Predicate = Callable[[Sequence[types.Diagnostic]], bool]
 
@@ -83,24 +81,6 @@ def make_client() -> RecordingClient:
 # -- workspaces -------------------------------------------------------------------------------------------
 
 
-def copy_workspace(name: str, dest: Path) -> Path:
-    """A private copy of tests/workspaces/<name>; node_modules are symlinked back so eslint and tsc resolve."""
-    source = WORKSPACES / name
-    # shutil.copy, not copy2: fresh mtimes. Every rust copy shares one CARGO_TARGET_DIR, and cargo trusts mtimes:
-    # a copy with the fixture's old mtimes would be "fresh" against a build of another test's edited copy.
-    shutil.copytree(source, dest, symlinks=True, ignore=_NOT_COPIED, copy_function=shutil.copy)
-    for modules in _node_modules_dirs(source):
-        (dest / modules.relative_to(source)).symlink_to(modules, target_is_directory=True)
-    return dest
-
-
-def _node_modules_dirs(root: Path) -> Iterable[Path]:
-    for current, dirs, _ in os.walk(root):
-        if "node_modules" in dirs:
-            yield Path(current) / "node_modules"
-        dirs[:] = [d for d in dirs if d not in ("node_modules", "target", ".git")]
-
-
 def tool_env(cargo_target_dir: Path) -> dict[str, str]:
     """The environment of the server (and of tools run by hand for comparison): the dev tools on PATH, one
     cargo target dir for the whole session, nothing of the outer pytest run."""
@@ -113,16 +93,6 @@ def tool_env(cargo_target_dir: Path) -> dict[str, str]:
 
 
 # -- positions --------------------------------------------------------------------------------------------
-
-
-def column_in(text: str, characters: int, encoding: str) -> int:
-    """The first `characters` code points of `text`, counted in the LSP position encoding."""
-    prefix = text[:characters]
-    if encoding == "utf-8":
-        return len(prefix.encode("utf-8"))
-    if encoding == "utf-16":
-        return len(prefix.encode("utf-16-le")) // 2
-    return len(prefix)
 
 
 # -- the session ------------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
-from tests.helpers import TOOLS_DIR, WORKSPACES, require_tool, tool_path
+from tests.helpers import TOOLS_DIR, column_in, copy_workspace, require_tool, tool_path
 
 SERVER_COMMAND = [sys.executable, "-m", "lintel", "serve"]
 CLIENTS = ("visual-studio-code", "neovim")
@@ -30,21 +29,8 @@ REQUEST_TIMEOUT = 60.0  # a cold language server indexing on a busy machine; nev
 QUIET = {"editor": {"lintOnOpen": False, "lintOnSave": False, "formatCheck": False}}
 LANGUAGE_IDS = {".py": "python", ".ts": "typescript", ".js": "javascript", ".go": "go", ".rs": "rust"}
 CONTENT_MODIFIED = -32801  # LSP's ContentModified: the answer was invalidated by a change; ask again
-_NOT_COPIED = shutil.ignore_patterns("target", "node_modules", ".ruff_cache", ".pytest_cache", ".mypy_cache")
 
 T = TypeVar("T")
-
-
-def copy_workspace(name: str, dest: Path) -> Path:
-    """A private copy of tests/workspaces/<name>; node_modules symlinked back (typescript resolves from there)."""
-    source = WORKSPACES / name
-    shutil.copytree(source, dest, symlinks=True, ignore=_NOT_COPIED)
-    for current, dirs, _ in os.walk(source):
-        if "node_modules" in dirs:
-            modules = Path(current) / "node_modules"
-            (dest / modules.relative_to(source)).symlink_to(modules, target_is_directory=True)
-        dirs[:] = [d for d in dirs if d not in ("node_modules", "target", ".git")]
-    return dest
 
 
 def make_client() -> LanguageClient:
@@ -168,12 +154,7 @@ class Nav:
         return uri
 
     def column(self, text: str, characters: int) -> int:
-        prefix = text[:characters]
-        if self.encoding == "utf-8":
-            return len(prefix.encode("utf-8"))
-        if self.encoding == "utf-16":
-            return len(prefix.encode("utf-16-le")) // 2
-        return len(prefix)
+        return column_in(text, characters, self.encoding)
 
     def at(self, relative: str, line_contains: str, symbol: str, root: int = 0) -> types.Position:
         """The position of `symbol` on the first line containing `line_contains`, in the negotiated encoding."""

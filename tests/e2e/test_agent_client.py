@@ -8,8 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.e2e.conftest import copy_workspace
-from tests.helpers import REPO, lintel_json
+from tests.helpers import REPO, copy_workspace, lintel_json
 
 EXAMPLE = REPO / "examples" / "agent_client.py"
 

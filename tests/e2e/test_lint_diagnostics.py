@@ -13,8 +13,8 @@ from lsprotocol import types
 
 from tests.e2e import by_hand
 from tests.e2e.by_hand import Baselines
-from tests.e2e.conftest import Start, column_in
-from tests.helpers import require_path, require_tool, run_tool
+from tests.e2e.conftest import Start
+from tests.helpers import column_in, require_path, require_tool, run_tool
 
 
 @dataclass(frozen=True)

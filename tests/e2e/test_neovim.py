@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import copy_workspace
 from tests.e2e.nvim_support import PLUGIN, Neovim, require_nvim
-from tests.helpers import WORKSPACES, lintel_json, require_path, require_tool, run_lintel
+from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, require_tool, run_lintel
 
 pytestmark = pytest.mark.timeout(600)
 

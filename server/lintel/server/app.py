@@ -44,9 +44,9 @@ class LintelProtocol(LanguageServerProtocol):
         """pygls's, then the document-sync listeners at once: pygls has updated the document synchronously,
         and its handlers (documents.py) run later as tasks, after messages that may have come behind."""
         super().handle_message(message)
-        handle = _SYNC_LISTENERS.get(getattr(message, "method", ""))
+        handle = _DOCUMENT_MESSAGES.get(getattr(message, "method", ""))
         if handle is not None and not self._shutdown:
-            for listener in self._server.sync_listeners:
+            for listener in self._server.document_listeners:
                 try:
                     handle(listener, message.params)
                 except Exception:
@@ -54,14 +54,8 @@ class LintelProtocol(LanguageServerProtocol):
 
 
 class DocumentListener(Protocol):
-    async def did_open(self, params: types.DidOpenTextDocumentParams) -> None: ...
-    async def did_change(self, params: types.DidChangeTextDocumentParams) -> None: ...
-    async def did_save(self, params: types.DidSaveTextDocumentParams) -> None: ...
-    async def did_close(self, params: types.DidCloseTextDocumentParams) -> None: ...
-
-
-class SyncDocumentListener(Protocol):
-    """Told of each document message as it arrives, before any later message is read."""
+    """Told of each document message as it arrives, before any later message is read (pygls allows one handler
+    per method, and documents.py owns didOpen/didChange/didSave/didClose; its handlers run later, as tasks)."""
 
     def did_open(self, params: types.DidOpenTextDocumentParams) -> None: ...
     def did_change(self, params: types.DidChangeTextDocumentParams) -> None: ...
@@ -69,7 +63,7 @@ class SyncDocumentListener(Protocol):
     def did_close(self, params: types.DidCloseTextDocumentParams) -> None: ...
 
 
-_SYNC_LISTENERS: dict[str, Callable[[SyncDocumentListener, Any], None]] = {
+_DOCUMENT_MESSAGES: dict[str, Callable[[DocumentListener, Any], None]] = {
     types.TEXT_DOCUMENT_DID_OPEN: lambda listener, params: listener.did_open(params),
     types.TEXT_DOCUMENT_DID_CHANGE: lambda listener, params: listener.did_change(params),
     types.TEXT_DOCUMENT_DID_SAVE: lambda listener, params: listener.did_save(params),
@@ -90,11 +84,8 @@ class LintelServer(LanguageServer):
         # Set by lintel.server.commands.setup; the protocol dispatches executeCommand to it.
         self.commands: Any = None
         self.background: set[asyncio.Task[Any]] = set()
-        # Other features that need document sync (the language-server proxy) subscribe here: pygls allows
-        # one handler per method, and documents.py owns didOpen/didChange/didSave/didClose.
+        # Other features that need document sync (the language-server proxy, where order matters) subscribe here.
         self.document_listeners: list[DocumentListener] = []
-        # The same, called as each message arrives (the language-server proxy: order matters there).
-        self.sync_listeners: list[SyncDocumentListener] = []
         # Requests served on JSON as it arrived, bypassing pygls's structuring (the relayed navigation
         # methods, registered by navigation.py): method -> coroutine function of the params, whose result
         # is sent back as JSON. pygls still advertises and serves them where stdin is not a pipe.

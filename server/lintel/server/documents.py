@@ -185,8 +185,6 @@ def setup(server: LintelServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: LintelServer, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
-        for listener in ls.document_listeners:
-            await listener.did_open(params)
         folder = _folder(ls, uri)
         if folder is not None and folder.config.editor.lint_on_open:
             schedule(ls, uri, "lint", use_buffer=False, delay_ms=0)
@@ -194,8 +192,6 @@ def setup(server: LintelServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(ls: LintelServer, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
-        for listener in ls.document_listeners:
-            await listener.did_change(params)
         folder = _folder(ls, uri)
         if folder is None or not folder.config.editor.lint_on_change:
             return
@@ -204,8 +200,6 @@ def setup(server: LintelServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: LintelServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        for listener in ls.document_listeners:
-            await listener.did_save(params)
         path = _path(uri)
         if path is not None and path.name in ("lintel.toml", "pyproject.toml"):
             from lintel.server.lifecycle import reload
@@ -230,8 +224,6 @@ def setup(server: LintelServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: LintelServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        for listener in ls.document_listeners:
-            await listener.did_close(params)
         # Runs on the buffer are moot now; diagnostics stay (the file on disk still has them).
         ls.session.scheduler.cancel((uri, "lint"))
 

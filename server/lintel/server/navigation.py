@@ -338,7 +338,7 @@ def _raw(result: Any) -> Any:
 
 
 def _manager(server: LintelServer) -> Manager | None:
-    return next((x for x in server.sync_listeners if isinstance(x, Manager)), None)
+    return next((x for x in server.document_listeners if isinstance(x, Manager)), None)
 
 
 async def reconcile(server: LintelServer) -> None:
@@ -372,7 +372,7 @@ def setup(server: LintelServer) -> None:
         return _raw(await router.execute_command(child, command, arguments))
 
     server.forward_command = forward_command
-    server.sync_listeners.append(manager)
+    server.document_listeners.append(manager)
     atexit.register(manager.kill_all)  # an editor that exits without shutdown leaves no child behind
     # pygls keeps its converter on the protocol only; results wrapped in RawJson go out untouched.
     server.protocol._converter.register_unstructure_hook(RawJson, lambda raw: raw.value)
