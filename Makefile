@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(shell scripts/toolpath)
 
-.PHONY: setup lint test test-only bench clean
+.PHONY: setup lint test test-only test-random bench clean
 
 setup:
 	@scripts/setup-dev
@@ -19,6 +19,10 @@ test-only:
 
 test: lint
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The suite in a random order (pytest-randomly prints its seed; SEED=N repeats that order).
+test-random: setup
+	$(PY) -m pytest -p randomly $(if $(SEED),--randomly-seed=$(SEED)) $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) bench/lint_on_save.py

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Rust: cargo, clippy and rustfmt come from rustup's toolchain on the machine (rustup cannot download here,
-# see /work/shared/TOOLCHAINS.md). Checks only; a missing component is added if rustup can, otherwise named —
+# Rust: cargo, clippy and rustfmt come from rustup's toolchain on the machine (rustup cannot download components
+# here: its dist server is out of reach). Checks only; a missing component is added if rustup can, otherwise named —
 # setup goes on and the Rust tests skip with that reason. Silent when everything is present.
 set -uo pipefail
 command -v say >/dev/null 2>&1 || say() { printf 'setup: %s\n' "$*" >&2; }

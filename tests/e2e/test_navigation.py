@@ -144,6 +144,27 @@ async def test_python_through_basedpyright(session: Start, client_name: str) -> 
     assert '"5"' in found, found
 
 
+async def test_references_asked_with_the_first_document_wait_for_basedpyright_to_load_the_workspace(
+    session: Start, client_name: str
+) -> None:
+    """basedpyright lists a workspace's files on a timer that every document event pushes back by 250 ms; until
+    it has, references and rename see only the open files and what they import. Asked in the same breath as
+    the first didOpen (what an editor does when it restores a session on a cold machine), the answer would
+    lack the re-export in `__init__.py` and `labels.py`, which nothing open imports: lintel holds cross-file
+    requests until the child's first diagnostics say it has loaded the workspace."""
+    _require_pyright()
+    nav = await session(client_name, "python")
+    references = await nav.references("src/inventory/models.py", "def total_value", "total_value")
+    named = _names(nav, references)
+    assert set(named) == {
+        "src/inventory/__init__.py",
+        "src/inventory/labels.py",
+        "src/inventory/models.py",
+        "tests/test_models.py",
+    }, named
+    assert set(named.values()) == {"total_value"}
+
+
 async def test_typescript_through_typescript_language_server(session: Start, client_name: str) -> None:
     require_tool("typescript-language-server", "npm install -g typescript-language-server typescript")
     nav = await session(client_name, "node")

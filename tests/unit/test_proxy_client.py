@@ -109,7 +109,9 @@ class Host:
         return None
 
 
-def make_child(tmp_path: Path, *modes: str, encoding: str = "utf-16", grace: float = 1.0) -> tuple[ChildClient, Host]:
+def make_child(
+    tmp_path: Path, *modes: str, encoding: str = "utf-16", grace: float = 1.0, load_signal: Any = None
+) -> tuple[ChildClient, Host]:
     script = tmp_path / "fake_server.py"
     script.write_text(FAKE_SERVER)
     capabilities = types.ClientCapabilities(
@@ -124,6 +126,7 @@ def make_child(tmp_path: Path, *modes: str, encoding: str = "utf-16", grace: flo
         capabilities=capabilities,
         stop_grace=grace,
         start_timeout=20,
+        load_signal=load_signal,
     )
     host = Host()
     return ChildClient(spec, host), host
@@ -302,3 +305,56 @@ async def test_a_child_that_exits_during_initialize_fails_the_start_with_its_las
     with pytest.raises(ChildFailed) as failure:
         await asyncio.wait_for(child.start(), 10)
     assert "rust-analyzer exited with code 1: error: Unknown binary 'fake' in toolchain" in failure.value.message
+
+
+def open_document(child: ChildClient) -> None:
+    child.notify(
+        types.TEXT_DOCUMENT_DID_OPEN,
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri="file:///x.py", language_id="python", version=1, text="ab")
+        ),
+    )
+
+
+async def test_a_child_with_a_load_signal_is_loading_until_its_first_diagnostics(tmp_path: Path) -> None:
+    child, host = make_child(tmp_path, load_signal="diagnostics")
+    await child.start()
+    try:
+        assert child.loading
+        assert not await child.wait_loaded(0.05)
+        open_document(child)  # the fake publishes diagnostics for every document opened
+        assert await child.wait_loaded(10)
+        assert not child.loading
+        assert host.published  # the diagnostics were relayed as well
+    finally:
+        await child.stop()
+
+
+async def test_a_child_without_a_load_signal_has_loaded_once_it_runs(tmp_path: Path) -> None:
+    child, _ = make_child(tmp_path)
+    assert child.loading  # not started
+    await child.start()
+    try:
+        assert not child.loading
+    finally:
+        await child.stop()
+
+
+async def test_waiting_for_a_load_ends_when_the_child_stops_or_dies(tmp_path: Path) -> None:
+    child, _ = make_child(tmp_path, load_signal="diagnostics")
+    await child.start()
+    waiting = asyncio.ensure_future(child.wait_loaded(30))
+    await asyncio.sleep(0.05)
+    await child.stop()
+    assert await asyncio.wait_for(waiting, 5)  # released: the request behind it fails as "stopped"
+
+    await child.start()  # a restart loads again
+    try:
+        assert child.loading
+        waiting = asyncio.ensure_future(child.wait_loaded(30))
+        assert child.pid is not None
+        os.kill(child.pid, signal.SIGKILL)
+        assert await asyncio.wait_for(waiting, 5)
+        assert child.state is ChildState.FAILED
+    finally:
+        await child.stop()

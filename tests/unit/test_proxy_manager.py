@@ -54,6 +54,13 @@ class FakeChild:
     def save_includes_text(self) -> bool:
         return True
 
+    @property
+    def loading(self) -> bool:
+        return False
+
+    async def wait_loaded(self, timeout: float) -> bool:
+        return True
+
     async def start(self) -> None:
         self.state = ChildState.STARTING
         await asyncio.sleep(self._start_delay)

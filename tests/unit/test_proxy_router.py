@@ -14,6 +14,7 @@ from lintel.proxy.router import MARKER, Router
 from lintel.server.positions import Unit
 from lsprotocol import types
 from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcException
 
 from tests.unit.test_proxy_manager import ROOT, Hooks
 
@@ -33,6 +34,25 @@ class ScriptedChild:
         self.answers: dict[str, Any] = {}
         self.asked: list[tuple[str, Any]] = []
         self._capabilities = capabilities
+        self._loaded = asyncio.Event()
+        self._loaded.set()  # loaded unless a test says otherwise (`still_loading`)
+
+    def still_loading(self) -> None:
+        self._loaded.clear()
+
+    def finish_loading(self) -> None:
+        self._loaded.set()
+
+    @property
+    def loading(self) -> bool:
+        return not self._loaded.is_set()
+
+    async def wait_loaded(self, timeout: float) -> bool:
+        try:
+            await asyncio.wait_for(self._loaded.wait(), timeout)
+        except (asyncio.TimeoutError, TimeoutError):
+            return False
+        return True
 
     @property
     def name(self) -> str:
@@ -59,6 +79,11 @@ class ScriptedChild:
         if isinstance(answer, BaseException):
             raise answer
         return answer() if callable(answer) else answer
+
+    def send(self, method: str, params: Any, on_answer: Any) -> Any:
+        self.asked.append((method, params))
+        on_answer(self.answers.get(method), None)
+        return lambda: None
 
     def notify(self, method: str, params: Any) -> None:
         return None
@@ -265,3 +290,102 @@ async def test_a_command_goes_to_the_child_that_offers_it_and_names_its_files() 
     other.answers[types.WORKSPACE_EXECUTE_COMMAND] = {"done": True}
     assert await setup.router.execute_command(other, "gopls.tidy", arguments) == {"done": True}
     assert other.asked[-1] == (types.WORKSPACE_EXECUTE_COMMAND, {"command": "gopls.tidy", "arguments": arguments})
+
+
+# -- a child still loading its workspace ----------------------------------------------------------------------
+
+
+def reference_params(uri: str) -> dict[str, Any]:
+    return js(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=0, character=1),
+            context=types.ReferenceContext(include_declaration=True),
+        )
+    )
+
+
+LOCATION = {
+    "uri": (ROOT / "py/b.py").as_uri(),
+    "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+}
+
+
+async def loading_child(setup: Setup) -> tuple[ScriptedChild, str]:
+    py = await setup.child("py/a.py")
+    py._capabilities = types.ServerCapabilities(
+        hover_provider=True, references_provider=True, rename_provider=True, workspace_symbol_provider=True
+    )
+    py.answers[types.TEXT_DOCUMENT_REFERENCES] = [LOCATION]
+    py.answers[types.TEXT_DOCUMENT_HOVER] = {"contents": "x"}
+    py.answers[types.WORKSPACE_SYMBOL] = [{"name": "total", "kind": 12, "location": LOCATION}]
+    py.still_loading()
+    return py, (ROOT / "py/a.py").as_uri()
+
+
+async def test_cross_file_requests_wait_until_the_child_has_loaded_its_workspace() -> None:
+    setup = Setup()
+    py, uri = await loading_child(setup)
+
+    # A request about one position is answered at once, on the fast path too.
+    answered: list[Any] = []
+    hover = position_params("py/a.py", 0)
+    assert setup.router.forward_now(types.TEXT_DOCUMENT_HOVER, hover, uri, lambda r, e: answered.append(r)) is not None
+    assert answered == [{"contents": "x"}]
+    # references is not taken by the fast path while the child loads: forward() holds it.
+    assert (
+        setup.router.forward_now(types.TEXT_DOCUMENT_REFERENCES, reference_params(uri), uri, lambda r, e: None) is None
+    )
+    held = asyncio.ensure_future(setup.router.forward(types.TEXT_DOCUMENT_REFERENCES, reference_params(uri), uri))
+    symbols = asyncio.ensure_future(setup.router.workspace_symbol({"query": "tot"}))
+    await asyncio.sleep(0.1)
+    assert not held.done()
+    assert not symbols.done()
+    assert [m for m, _ in py.asked] == [types.TEXT_DOCUMENT_HOVER]
+
+    py.finish_loading()
+    assert await asyncio.wait_for(held, 1) == [LOCATION]
+    assert [s["name"] for s in await asyncio.wait_for(symbols, 1)] == ["total"]
+    assert [m for m, _ in py.asked] == [
+        types.TEXT_DOCUMENT_HOVER,
+        types.TEXT_DOCUMENT_REFERENCES,
+        types.WORKSPACE_SYMBOL,
+    ]
+
+
+async def test_a_child_that_never_signals_is_asked_after_the_wait() -> None:
+    setup = Setup()
+    setup.router = Router(setup.manager, lambda: "utf-16", LineCache(lambda uri: TEXT), load_wait=0.05)
+    py, uri = await loading_child(setup)
+    started = asyncio.get_running_loop().time()
+    assert await asyncio.wait_for(
+        setup.router.forward(types.TEXT_DOCUMENT_REFERENCES, reference_params(uri), uri), 2
+    ) == [LOCATION]
+    assert asyncio.get_running_loop().time() - started >= 0.05
+    assert py.loading  # the answer went out all the same; the child is still taken as loading
+
+
+async def test_a_document_changed_while_its_request_waited_is_answered_content_modified() -> None:
+    texts = {"now": TEXT}
+    setup = Setup()
+    setup.router = Router(setup.manager, lambda: "utf-16", LineCache(lambda uri: texts["now"]))
+    py, uri = await loading_child(setup)
+    held = asyncio.ensure_future(setup.router.forward(types.TEXT_DOCUMENT_RENAME, reference_params(uri), uri))
+    await asyncio.sleep(0.05)
+    texts["now"] = "y" + TEXT  # the editor's change reached the child; the held positions were for the old text
+    py.finish_loading()
+    with pytest.raises(JsonRpcException) as modified:
+        await asyncio.wait_for(held, 1)
+    assert modified.value.code == -32801
+    assert [m for m, _ in py.asked] == []
+
+
+async def test_a_held_request_fails_at_once_when_the_child_stops() -> None:
+    setup = Setup()
+    py, uri = await loading_child(setup)
+    py.answers[types.TEXT_DOCUMENT_REFERENCES] = ChildFailed("basedpyright-langserver was stopped")
+    held = asyncio.ensure_future(setup.router.forward(types.TEXT_DOCUMENT_REFERENCES, reference_params(uri), uri))
+    await asyncio.sleep(0.05)
+    py.finish_loading()  # what ChildClient does when it stops or fails
+    with pytest.raises(ChildFailed, match="was stopped"):
+        await asyncio.wait_for(held, 1)

@@ -30,6 +30,7 @@ from pygls.protocol import LanguageServerProtocol
 
 from lintel import __version__
 from lintel.detect import Language
+from lintel.proxy.servers import LoadSignal
 from lintel.server.positions import Unit
 from lintel.wire import BatchWriter, MessageReader, encode
 
@@ -102,6 +103,7 @@ class ChildSpec:
     encoding: Unit = "utf-16"  # the position encoding lintel negotiated with the editor; offered to the child
     capabilities: types.ClientCapabilities = field(default_factory=types.ClientCapabilities)
     initialization_options: Any = None
+    load_signal: LoadSignal | None = None  # what says it has loaded its workspace (None: answering says so)
     env: Mapping[str, str] | None = None
     start_timeout: float = 60.0
     stop_grace: float = 2.0
@@ -243,6 +245,8 @@ class ChildClient:
         self._ids = itertools.count(1)
         self._stopping = False
         self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
+        # Set once the child has loaded its workspace (its spec's load signal), or when it stops answering.
+        self._loaded = asyncio.Event()
         self._register_handlers()
         # Frequent messages from the child handled on their JSON, before pygls would structure them.
         self._raw_handlers: dict[str, Callable[[dict[str, Any]], None]] = {
@@ -283,6 +287,28 @@ class ChildClient:
     def stderr_tail(self) -> str:
         return "\n".join(self._stderr)
 
+    @property
+    def loading(self) -> bool:
+        """Whether its answers to cross-file requests may still miss files it has not read yet."""
+        return not self._loaded.is_set()
+
+    async def wait_loaded(self, timeout: float) -> bool:
+        """Wait for the load signal; False when `timeout` seconds passed first. Returns at once when the
+        child stops or fails meanwhile (the request then fails as it would have)."""
+        if self._loaded.is_set():
+            return True
+        try:
+            await asyncio.wait_for(self._loaded.wait(), timeout)
+        except (asyncio.TimeoutError, TimeoutError):
+            return False
+        return True
+
+    def _mark_loaded(self) -> None:
+        if not self._loaded.is_set():
+            self._loaded.set()
+            if self.state is ChildState.RUNNING:
+                log.info("%s: workspace loaded", self.spec.id)
+
     # -- lifecycle --------------------------------------------------------------------------------------
 
     async def start(self) -> None:
@@ -291,6 +317,7 @@ class ChildClient:
         self.state = ChildState.STARTING
         self._stopping = False
         self.failure = None
+        self._loaded.clear()
         log.info("%s: starting %s in %s", spec.id, " ".join(spec.argv), spec.root)
         # Its stdout is a pipe of lintel's own, read by a MessageReader (lintel.wire) rather than a StreamReader.
         read_end, write_end = os.pipe()
@@ -351,6 +378,8 @@ class ChildClient:
         self.encoding = str(getattr(encoding, "value", encoding or "utf-16"))  # type: ignore[assignment]
         self.protocol.notify(types.INITIALIZED, types.InitializedParams())
         self.state = ChildState.RUNNING
+        if spec.load_signal is None:
+            self._mark_loaded()
         log.info("%s: running (pid %s, positions in %s)", spec.id, handle.pid, self.encoding)
 
     async def stop(self) -> None:
@@ -359,6 +388,7 @@ class ChildClient:
         was = self.state
         self._stopping = True
         self.state = ChildState.STOPPED
+        self._mark_loaded()  # requests waiting for it fail now ("was stopped"), not after their wait
         if process is None:
             return
         grace = self.spec.stop_grace
@@ -499,6 +529,7 @@ class ChildClient:
         self.failure = f"{self.name} {reason}" + (f": {tail.splitlines()[-1]}" if tail else "")
         self.failed_at = time.monotonic()
         self.state = ChildState.FAILED
+        self._mark_loaded()  # nothing more to wait for: waiting requests fail now
         log.error("%s: %s%s", self.spec.id, self.failure, f"\n{tail}" if tail else "")
         self._fail_pending(self.failure)
         self._signal_group(signal.SIGKILL)
@@ -619,6 +650,8 @@ class ChildClient:
 
         @features.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def diagnostics(params: dict[str, Any]) -> None:
+            if self.spec.load_signal == "diagnostics":
+                self._mark_loaded()
             host.diagnostics(self, params)
 
         @features.feature(types.WINDOW_SHOW_MESSAGE)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.uris import to_fs_path
 
 from lintel.proxy.client import Answer
@@ -44,6 +45,13 @@ _PROVIDERS: dict[str, str] = {
 _TRIGGER_CHARACTER = 2  # CompletionTriggerKind.TriggerCharacter and SignatureHelpTriggerKind.TriggerCharacter
 MARKER = "lintel"  # completion item data: {"lintel": {"child": id, "uri": uri}, "data": <the child's data>}
 WORKSPACE_SYMBOL_TIMEOUT = 10.0
+
+# Requests whose answer covers the whole workspace: held while the child is still loading it (a child that
+# answers from part of it gives an incomplete list that looks complete). At most LOAD_WAIT seconds: past
+# that the child is asked anyway, as an editor talking to it directly would have.
+CROSS_FILE = frozenset({types.TEXT_DOCUMENT_REFERENCES, types.TEXT_DOCUMENT_RENAME, types.TEXT_DOCUMENT_IMPLEMENTATION})
+LOAD_WAIT = 15.0
+CONTENT_MODIFIED = -32801  # LSP: the document changed while the request was held; the editor asks again
 
 
 def supports(child: Child, method: str) -> bool:
@@ -84,10 +92,13 @@ def _triggers(options: Any, *names: str) -> set[str]:
 
 
 class Router:
-    def __init__(self, manager: Manager, encoding: Callable[[], Unit], lines: LinesSource) -> None:
+    def __init__(
+        self, manager: Manager, encoding: Callable[[], Unit], lines: LinesSource, load_wait: float = LOAD_WAIT
+    ) -> None:
         self.manager = manager
         self._encoding = encoding  # the editor's, known after initialize
         self._lines = lines
+        self._load_wait = load_wait
 
     def _recoder(self, source: Unit, target: Unit, lines: LinesSource | None = None) -> Recoder:
         return Recoder(source, target, lines or self._lines)
@@ -124,15 +135,29 @@ class Router:
         child = await self.manager.child_for(uri)
         if child is None or not supports(child, method) or not self._triggered_here(child, method, params):
             return None
+        if method in CROSS_FILE and child.loading:
+            text = self._lines(uri)
+            await self._until_loaded(child, method)
+            if self._lines(uri) != text:
+                # The positions were the editor's for a text the child no longer has.
+                raise JsonRpcException(
+                    message=f"{method}: the document changed while {child.name} was loading the workspace",
+                    code=CONTENT_MODIFIED,
+                )
         result = await child.request(method, self._to_child(child, params, uri, lines))
         return self._answer(child, method, result, uri, lines)
+
+    async def _until_loaded(self, child: Child, method: str) -> None:
+        if not await child.wait_loaded(self._load_wait):
+            log.info("%s: %s sent before the workspace loaded (%gs)", child.spec.id, method, self._load_wait)
 
     def forward_now(self, method: str, params: dict[str, Any], uri: str, reply: Answer) -> Callable[[], None] | None:
         """forward() without a coroutine, for a document whose child runs and has it open: `reply(result, None)`
         or `reply(None, error)` comes once, from the child's reader; returns the request's cancel function.
-        None when the child is not there yet: forward() then waits for it."""
+        None when the child is not there yet, or a cross-file request must wait for it to load its workspace:
+        forward() then waits."""
         child = self.manager.running_child(uri)
-        if child is None:
+        if child is None or (method in CROSS_FILE and child.loading):
             return None
         if not supports(child, method) or not self._triggered_here(child, method, params):
             reply(None, None)
@@ -231,6 +256,8 @@ class Router:
 
         async def ask(child: Child) -> list[Any]:
             own = {k: v for k, v in params.items() if k not in ("workDoneToken", "partialResultToken")}
+            if child.loading:
+                await self._until_loaded(child, types.WORKSPACE_SYMBOL)
             result = await asyncio.wait_for(child.request(types.WORKSPACE_SYMBOL, own), WORKSPACE_SYMBOL_TIMEOUT)
             if not isinstance(result, list):
                 return []

@@ -9,12 +9,18 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from lintel.detect import Language, is_inside
 from lintel.toolchains.base import read_toml, resolve_binary
 
 log = logging.getLogger(__name__)
+
+# What tells lintel that a child has loaded its workspace, for servers that answer cross-file requests
+# (references, rename…) from whatever part of it they have read so far; the router holds those requests
+# until then (router.py). "diagnostics": the child's first publishDiagnostics — pyright publishes only
+# after an analysis pass, and it starts one only once it has enumerated the workspace's files.
+LoadSignal = Literal["diagnostics"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,7 @@ class ServerSpec:
     # Files that make a directory the server's project root, nearest first (go.work is looked up separately).
     root_markers: tuple[str, ...]
     initialization_options: Mapping[str, Any] | None = None
+    load_signal: LoadSignal | None = None
 
     @property
     def name(self) -> str:
@@ -48,6 +55,9 @@ SERVERS: Mapping[Language, ServerSpec] = {
         (("basedpyright-langserver", "--stdio"), ("pyright-langserver", "--stdio")),
         "pip install basedpyright (or: npm install -g pyright)",
         ("pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg"),
+        # pyright lists the workspace's files on a timer that each document event pushes back 250 ms; until
+        # then references and rename see only the open files and what they import.
+        load_signal="diagnostics",
     ),
 }
 

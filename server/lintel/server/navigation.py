@@ -100,6 +100,7 @@ class ServerHooks:
         if folder is None:
             return None
         settings = folder.config.languages.get(language)
+        configured = settings is not None and bool(settings.server)
         command = resolve_command(
             SERVERS[language],
             project_root=root,
@@ -118,6 +119,8 @@ class ServerHooks:
             encoding=session.encoding,
             capabilities=child_capabilities(self._server.client_capabilities, session.encoding),
             initialization_options=SERVERS[language].initialization_options,
+            # A server the user configured is not the one whose load signal lintel knows.
+            load_signal=None if configured else SERVERS[language].load_signal,
             env=dict(os.environ),
         )
 
