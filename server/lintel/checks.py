@@ -312,7 +312,8 @@ async def run_planned(
         planned.binaries[0].via,
     )
 
-    run_env = {**os.environ, **_QUIET_ENV, **spec.env, **(env or {})}
+    # The user's environment, with only what the parsers need on top (plain text) and defaults it lacks.
+    run_env = {**spec.env_defaults, **os.environ, **_QUIET_ENV, **spec.env, **(env or {})}
     # A scratch directory only for tools that write a report file (pytest's junit XML): making one costs
     # ~0.3 ms, measurable on every lint-on-save.
     wants_report = REPORT_PLACEHOLDER in argv
@@ -343,7 +344,7 @@ async def run_planned(
     result.output = compose_output(proc.stdout, proc.stderr, proc.exit_code, proc.timed_out, seconds)
     parsed = get_parser(spec.parser)(
         ToolOutput(proc.stdout, proc.stderr, proc.exit_code, report),
-        ParseContext(cwd=str(project.root), root=str(workspace)),
+        ParseContext(cwd=str(spec.paths_from or project.root), root=str(workspace)),
     )
     issues = list(parsed.issues)
     result.failures = list(parsed.failures)

@@ -7,14 +7,18 @@ files, rustc warnings, a failing unit test and a failing integration test, three
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lintel.checks import run_check
+from lintel.config import LintelConfig
+from lintel.detect import detect
 
-from tests.helpers import WORKSPACES, finding_keys, lintel_json, require_tool, run_tool
+from tests.helpers import WORKSPACES, copy_workspace, finding_keys, lintel_json, require_tool, run_tool, tool_path
 
 FIXTURE = WORKSPACES / "rust"
 CLIPPY = ["cargo", "clippy", "--all-targets", "--message-format=json"]
@@ -142,3 +146,69 @@ def test_clean_crate_is_clean_for_every_check(tmp_path: Path) -> None:
     assert code == 0, report
     assert [r["status"] for r in report["runs"]] == ["clean"] * 4
     assert report["issues"] == []
+
+
+# -- a Cargo workspace (tests/workspaces/rust-workspace: a root package with one member, `impl`) ---------------
+
+WORKSPACE = WORKSPACES / "rust-workspace"
+PANIC = re.compile(r"^thread '[^']*'(?: \(\d+\))? panicked at (?P<file>[^\n:]+):(?P<line>\d+):\d+:$", re.M)
+
+
+def panics_by_hand(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[int, set[tuple[str, int]]]:
+    proc = run_tool(argv, cwd=cwd, env=env)
+    return proc.returncode, {(m["file"], int(m["line"])) for m in PANIC.finditer(proc.stdout)}
+
+
+def test_a_workspace_members_findings_and_failing_test_are_reported_as_cargo_workspace_reports_them() -> None:
+    require_component("clippy")
+    # The shape of the bug: in the root, plain `cargo test` passes — the member's failing test runs only with
+    # --workspace.
+    assert panics_by_hand(["cargo", "test", "--no-fail-fast"], WORKSPACE) == (0, set())
+    code, expected = panics_by_hand(["cargo", "test", "--workspace", "--no-fail-fast"], WORKSPACE)
+    assert code == 101
+    assert expected == {("impl/src/lib.rs", 17)}
+    clippy = by_hand(["cargo", "clippy", "--workspace", "--all-targets", "--message-format=json"], WORKSPACE)
+    assert clippy == Counter({("impl/src/lib.rs", 8, "clippy::len_zero"): 1})
+
+    code, report = lintel_json("check", str(WORKSPACE), "--only", "lint,test")
+    assert code == 1
+    assert run_of(report, "test")["argv"] == ["cargo", "test", "--workspace", "--no-fail-fast"]
+    assert run_of(report, "lint")["argv"][:3] == ["cargo", "clippy", "--workspace"]
+    tests = {(i["file"], i["line"]) for i in report["issues"] if i["kind"] == "test"}
+    assert tests == expected
+    assert finding_keys(i for i in report["issues"] if i["kind"] == "lint") == clippy
+
+
+def test_a_virtual_manifest_is_checked_whole(tmp_path: Path) -> None:
+    require_tool("cargo", "install Rust with rustup")
+    root = copy_workspace("rust-workspace", tmp_path / "virtual")
+    (root / "Cargo.toml").write_text('[workspace]\nmembers = ["impl"]\nresolver = "2"\n', encoding="utf-8")
+    shutil.rmtree(root / "src")
+    (root / "Cargo.lock").unlink()
+    code, expected = panics_by_hand(["cargo", "test", "--workspace", "--no-fail-fast"], root)
+    assert (code, expected) == (101, {("impl/src/lib.rs", 17)})
+    code, report = lintel_json("check", str(root), "--only", "test")
+    assert code == 1
+    assert {(i["file"], i["line"]) for i in report["issues"] if i["kind"] == "test"} == expected
+
+
+def test_a_member_checked_on_its_own_names_its_files_from_the_member() -> None:
+    require_tool("cargo", "install Rust with rustup")
+    code, report = lintel_json("check", str(WORKSPACE / "impl"), "--only", "test")
+    assert code == 1
+    assert run_of(report, "test")["argv"] == ["cargo", "test", "--no-fail-fast"]
+    # cargo prints `impl/src/lib.rs` (rustc runs in the workspace root); the report is relative to the checked path.
+    assert [(i["file"], i["line"]) for i in report["issues"]] == [("src/lib.rs", 17)]
+
+
+async def test_the_users_rust_backtrace_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    require_tool("cargo", "install Rust with rustup")
+    monkeypatch.setenv("PATH", tool_path())
+    monkeypatch.setenv("RUST_BACKTRACE", "1")
+    [project] = detect(WORKSPACE / "impl")
+    result = await run_check(project, "test", workspace=WORKSPACE / "impl", config=LintelConfig())
+    assert "stack backtrace:" in result.output  # what the user's shell shows, lintel shows
+    [failure] = result.failures
+    assert (failure.file, failure.line) == ("src/lib.rs", 17)
+    assert "stack backtrace" not in failure.message
+    assert failure.message.split()[-4:] == ["left:", "4", "right:", "5"]

@@ -6,11 +6,11 @@ import stat
 from pathlib import Path
 
 import pytest
-from lintel.checks import dedupe_issues, plan_check
+from lintel.checks import PlannedCheck, dedupe_issues, plan_check, run_planned
 from lintel.config import LintelConfig
-from lintel.detect import detect
+from lintel.detect import Project, detect
 from lintel.issues import make_issue
-from lintel.toolchains import resolve_binary
+from lintel.toolchains import ToolSpec, resolve_binary
 
 
 def executable(path: Path) -> Path:
@@ -59,3 +59,34 @@ def test_npx_tools_must_be_installed_in_the_project(tmp_path: Path, monkeypatch:
     assert missing.name == "eslint"
     executable(tmp_path / "node_modules" / ".bin" / "eslint")
     assert plan_check(project, "lint", LintelConfig(), tmp_path).missing is None
+
+
+# -- the environment a tool runs in --------------------------------------------------------------------------
+
+
+def _env_echo(tmp_path: Path) -> PlannedCheck:
+    project = Project(language="node", root=tmp_path, markers=("package.json",))
+    spec = ToolSpec(
+        check="test",
+        tool="sh",
+        argv=("sh", "-c", 'echo "CI=$CI FORCE_COLOR=$FORCE_COLOR RUST_BACKTRACE=$RUST_BACKTRACE"'),
+        parser="custom",
+        kind="test",
+        env={"FORCE_COLOR": "0"},
+        env_defaults={"CI": "true"},
+    )
+    return PlannedCheck(project, spec, (resolve_binary("sh", project_root=tmp_path),))
+
+
+async def test_the_users_environment_is_kept_with_only_plain_output_forced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "false")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("RUST_BACKTRACE", "full")
+    result = await run_planned(_env_echo(tmp_path), workspace=tmp_path, timeout=30)
+    assert result.stdout.strip() == "CI=false FORCE_COLOR=0 RUST_BACKTRACE=full"
+
+    monkeypatch.delenv("CI")  # a default fills in only what the user's environment lacks
+    result = await run_planned(_env_echo(tmp_path), workspace=tmp_path, timeout=30)
+    assert result.stdout.strip() == "CI=true FORCE_COLOR=0 RUST_BACKTRACE=full"

@@ -170,7 +170,9 @@ def test_test_scripts(tmp_path: Path, script: str, extra: tuple[str, ...]) -> No
     assert spec.argv == ("yarn", "--silent", "run", "test", *extra)
     assert spec.parser == "node-test-auto"
     assert spec.kind == "test"
-    assert spec.env.get("CI") == "true"  # no watch mode, no snapshot writing
+    # No watch mode, no snapshot writing, unless the user's environment sets CI itself.
+    assert spec.env_defaults.get("CI") == "true"
+    assert "CI" not in spec.env
 
 
 def test_script_tool_names(tmp_path: Path) -> None:

@@ -78,10 +78,59 @@ def test_required_components_and_install_hints() -> None:
 def test_output_stays_plain_text() -> None:
     for check in CHECKS:
         assert tool_for(PROJECT, check).env.get("CARGO_TERM_COLOR") == "never"
-    # RUST_BACKTRACE=1 in a user's shell would put a backtrace into every failure
-    assert tool_for(PROJECT, "test").env["RUST_BACKTRACE"] == "0"
+    # The user's RUST_BACKTRACE is theirs: a test that fails in their shell must fail the same way in lintel.
+    for check in CHECKS:
+        assert "RUST_BACKTRACE" not in tool_for(PROJECT, check).env
+        assert "RUST_BACKTRACE" not in tool_for(PROJECT, check).env_defaults
 
 
 def test_unknown_check_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown check"):
         rust_toolchain.tool_for(PROJECT, "validators")  # type: ignore[arg-type]
+
+
+# -- Cargo workspaces ---------------------------------------------------------------------------------------
+
+
+def cargo_project(root: Path, manifest: str) -> Project:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "Cargo.toml").write_text(manifest, encoding="utf-8")
+    return Project(language="rust", root=root, markers=("Cargo.toml",))
+
+
+PACKAGE = '[package]\nname = "app"\nversion = "0.1.0"\n'
+
+
+@pytest.mark.parametrize(
+    ("manifest", "whole"),
+    [
+        (PACKAGE, False),
+        (PACKAGE + "[workspace]\n", False),  # an empty table only stops cargo looking further up
+        (PACKAGE + '[workspace]\nmembers = ["impl"]\n', True),
+        ('[workspace]\nmembers = ["crates/*"]\nresolver = "2"\n', True),  # virtual manifest
+        ("[workspace]\n", True),  # virtual, members left to cargo's defaults
+    ],
+)
+def test_a_workspace_is_checked_whole(tmp_path: Path, manifest: str, whole: bool) -> None:
+    project = cargo_project(tmp_path, manifest)
+    flag = ("--workspace",) if whole else ()
+    assert tool_for(project, "lint").argv == ("cargo", "clippy", *flag, "--all-targets", "--message-format=json")
+    assert tool_for(project, "typecheck").argv == ("cargo", "check", *flag, "--all-targets", "--message-format=json")
+    assert tool_for(project, "test").argv == ("cargo", "test", *flag, "--no-fail-fast")
+    fmt_all = ("--all",) if whole else ()
+    assert tool_for(project, "format").argv == ("cargo", "fmt", *fmt_all, "--check", "--", "--color", "never")
+    assert all(tool_for(project, c).paths_from is None for c in CHECKS)  # the project is its own root
+
+
+def test_a_member_checked_alone_reads_paths_from_the_workspace_root(tmp_path: Path) -> None:
+    cargo_project(tmp_path, PACKAGE + '[workspace]\nmembers = ["impl"]\n')
+    member = cargo_project(tmp_path / "impl", '[package]\nname = "impl"\nversion = "0.1.0"\n')
+    for check in CHECKS:
+        spec = tool_for(member, check)
+        assert "--workspace" not in spec.argv  # the member alone
+        assert spec.paths_from == tmp_path  # where cargo runs rustc: panics name `impl/src/lib.rs`
+
+
+def test_a_crate_outside_any_workspace_is_its_own_root(tmp_path: Path) -> None:
+    project = cargo_project(tmp_path / "crate", PACKAGE)
+    assert rust_toolchain.cargo_workspace_root(project) == project.root

@@ -6,6 +6,7 @@ mean and how to install the binary. Running it is checks.py's job.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import shutil
@@ -46,9 +47,13 @@ class ToolSpec:
     install_hint: str = ""
     # Binaries that must exist besides argv[0] (eslint behind `npx --no-install eslint`).
     requires: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)  # set over the user's environment (plain output)
+    env_defaults: Mapping[str, str] = field(default_factory=dict)  # set only where the user's has none
     # Whether findings for files outside the run's cwd are possible (informational for the server).
     per_file: bool = False
+    # The directory the tool's relative paths start from, when it is not the cwd (a Cargo workspace member's
+    # test panics name files from the workspace root, where cargo runs rustc).
+    paths_from: Path | None = None
 
     @property
     def binary(self) -> str:
@@ -178,16 +183,4 @@ def override_argv(spec: ToolSpec, argv: Sequence[str] | None) -> ToolSpec:
     """A user's argv for a check replaces the default command; parser and exit codes stay."""
     if not argv:
         return spec
-    return ToolSpec(
-        check=spec.check,
-        tool=spec.tool,
-        argv=tuple(argv),
-        parser=spec.parser,
-        kind=spec.kind,
-        ok_codes=spec.ok_codes,
-        finding_codes=spec.finding_codes,
-        install_hint=spec.install_hint,
-        requires=(),
-        env=spec.env,
-        per_file=spec.per_file,
-    )
+    return dataclasses.replace(spec, argv=tuple(argv), requires=())

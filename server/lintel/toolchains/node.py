@@ -21,9 +21,9 @@ from lintel.toolchains.base import CheckName, FileCheckName, FileScope, ToolSpec
 
 # Colours off for every node tool (chalk, supports-color and node itself read FORCE_COLOR).
 _PLAIN_ENV: Mapping[str, str] = {"FORCE_COLOR": "0"}
-# CI=true keeps test runners out of watch mode (vitest, react-scripts' jest) and stops jest from writing
-# new snapshots during a check.
-_TEST_ENV: Mapping[str, str] = {"FORCE_COLOR": "0", "CI": "true"}
+# CI=true, unless the user's environment says otherwise, keeps test runners out of watch mode (vitest,
+# react-scripts' jest) and stops jest from writing new snapshots during a check.
+_TEST_DEFAULTS: Mapping[str, str] = {"CI": "true"}
 
 # Measured exit codes (eslint 9.39, tsc 5.9, prettier 3.10, node 20 --test, jest 30, vitest 3.2):
 #   eslint   0 clean, 1 findings, 2 eslint failed (bad config, crash; no JSON then)
@@ -167,7 +167,8 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
             kind="test",
             finding_codes=_TEST_FINDINGS,
             install_hint=_GET_PACKAGE_MANAGER["npm"],
-            env=_TEST_ENV,
+            env=_PLAIN_ENV,
+            env_defaults=_TEST_DEFAULTS,
         )
     if check == "format":
         return prettier_spec(manager, ("--check", "."))
@@ -258,7 +259,8 @@ def script_spec(project: Project, check: CheckName, script: str) -> ToolSpec:
         finding_codes=known.finding_codes if known is not None else _UNKNOWN_SCRIPT_FINDINGS,
         install_hint=hint,
         requires=requires,
-        env=_TEST_ENV if check == "test" else _PLAIN_ENV,
+        env=_PLAIN_ENV,
+        env_defaults=_TEST_DEFAULTS if check == "test" else {},
     )
 
 

@@ -9,6 +9,7 @@ For one file the server runs rustfmt itself, with the edition cargo fmt would pa
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
@@ -19,10 +20,9 @@ INSTALL_RUST = "rustup toolchain install stable (https://rustup.rs)"
 INSTALL_CLIPPY = "rustup component add clippy"
 INSTALL_RUSTFMT = "rustup component add rustfmt"
 
-# Plain text whatever the user's terminal settings: no colours in cargo's or rustfmt's output, and no
-# backtraces in panic messages (RUST_BACKTRACE=1 in a shell profile would otherwise flood each failure).
+# Plain text whatever the user's terminal settings: no colours in cargo's or rustfmt's output. The rest of the
+# user's environment is theirs: RUST_BACKTRACE=1 stays (the parser reads the message above the backtrace).
 _QUIET_ENV: Mapping[str, str] = {"CARGO_TERM_COLOR": "never"}
-_TEST_ENV: Mapping[str, str] = {"CARGO_TERM_COLOR": "never", "RUST_BACKTRACE": "0"}
 
 _CARGO_FAILED = frozenset({101})
 
@@ -32,13 +32,46 @@ CARGO_DEFAULT_EDITION = "2015"
 FALLBACK_EDITION = "2021"
 
 
+def is_workspace(project: Project) -> bool:
+    """Whether the root manifest is a workspace of several crates: a `[workspace]` table with members, or a
+    virtual manifest (no `[package]`). Run in such a root, cargo checks only the root package unless told
+    `--workspace` (a virtual manifest checks its default members). An empty `[workspace]` in a package only
+    stops cargo from looking for an enclosing workspace: one crate, no flag."""
+    manifest = read_toml(project.root / "Cargo.toml")
+    if manifest is None:
+        return False
+    workspace = manifest.get("workspace")
+    if not isinstance(workspace, Mapping):
+        return False
+    return bool(workspace.get("members")) or not isinstance(manifest.get("package"), Mapping)
+
+
 def tool_for(project: Project, check: CheckName) -> ToolSpec:
-    """The command for one check of a Rust project, run in the project root (where Cargo.toml is)."""
+    """The command for one check of a Rust project, run in the project root (where Cargo.toml is); a workspace
+    is checked whole (`--workspace`; `cargo fmt --all`)."""
+    spec = _tool_for(project, check)
+    root = cargo_workspace_root(project)
+    return spec if root == project.root else dataclasses.replace(spec, paths_from=root)
+
+
+def cargo_workspace_root(project: Project) -> Path:
+    """The root of the Cargo workspace the project's package belongs to, as cargo finds it: the nearest manifest
+    at or above the project with a `[workspace]` table; the project itself when there is none. cargo runs
+    rustc there, so the files a test panic names are relative to it."""
+    for folder in (project.root, *project.root.parents):
+        manifest = read_toml(folder / "Cargo.toml")
+        if manifest is not None and isinstance(manifest.get("workspace"), Mapping):
+            return folder
+    return project.root
+
+
+def _tool_for(project: Project, check: CheckName) -> ToolSpec:
+    members: tuple[str, ...] = ("--workspace",) if is_workspace(project) else ()
     if check == "lint":
         return ToolSpec(
             check="lint",
             tool="clippy",
-            argv=("cargo", "clippy", "--all-targets", "--message-format=json"),
+            argv=("cargo", "clippy", *members, "--all-targets", "--message-format=json"),
             parser="clippy",
             kind="lint",
             finding_codes=_CARGO_FAILED,
@@ -50,7 +83,7 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
         return ToolSpec(
             check="typecheck",
             tool="cargo check",
-            argv=("cargo", "check", "--all-targets", "--message-format=json"),
+            argv=("cargo", "check", *members, "--all-targets", "--message-format=json"),
             parser="cargo-check",
             kind="typecheck",
             finding_codes=_CARGO_FAILED,
@@ -63,19 +96,19 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
             tool="cargo test",
             # Without --no-fail-fast cargo stops at the first failing test binary and the
             # integration tests' failures would go unreported.
-            argv=("cargo", "test", "--no-fail-fast"),
+            argv=("cargo", "test", *members, "--no-fail-fast"),
             parser="cargo-test",
             kind="test",
             finding_codes=_CARGO_FAILED,
             install_hint=INSTALL_RUST,
-            env=_TEST_ENV,
+            env=_QUIET_ENV,
         )
     if check == "format":
         return ToolSpec(
             check="format",
             tool="rustfmt",
             # rustfmt colours its diff even into a pipe unless told not to.
-            argv=("cargo", "fmt", "--check", "--", "--color", "never"),
+            argv=("cargo", "fmt", *(("--all",) if members else ()), "--check", "--", "--color", "never"),
             parser="rustfmt",
             kind="format",
             finding_codes=frozenset({1}),
