@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lintel.checks import run_file_check
+from lintel.config import LintelConfig
+from lintel.detect import detect
 
 from tests.helpers import WORKSPACES, finding_keys, lintel_json, require_tool, run_tool
 
@@ -29,6 +32,8 @@ GOLANGCI = [
     "--path-mode=abs",
     "--issues-exit-code=1",
     "--allow-parallel-runners",
+    "--max-issues-per-linter=0",
+    "--max-same-issues=0",
 ]
 VET_LINE = re.compile(r"^(?:vet: )?(?:\./)?(?P<file>[^\s:]+\.go):(?P<line>\d+):\d+: ", re.M)
 
@@ -179,3 +184,37 @@ def test_module_without_packages_is_not_checked(tmp_path: Path) -> None:
     # golangci-lint exits 5 (no Go files); go vet and go test exit 1 with "matched no packages".
     assert statuses == {"lint": ("not_checked", 5), "typecheck": ("not_checked", 1), "test": ("not_checked", 1)}
     assert all(r["reason"] for r in report["runs"])
+
+
+# -- many findings of one kind (tests/workspaces/go-many: 64 + 5 unchecked os.Remove, 1 os.Chdir) -----------
+
+MANY = WORKSPACES / "go-many"
+
+
+def test_every_finding_is_reported_not_golangci_lints_default_sample() -> None:
+    require_go()
+    require_tool("golangci-lint")
+    # golangci-lint's own defaults keep 3 issues with the same text (and 50 per linter): the shape of the bug.
+    capped = run_tool(GOLANGCI[: GOLANGCI.index("--max-issues-per-linter=0")], cwd=MANY)
+    assert len(json.loads(capped.stdout)["Issues"]) == 4
+    every = golangci_by_hand(MANY)
+    assert sum(every.values()) == 70
+    assert every[("clean.go", 9, "errcheck")] == 1
+    assert sum(n for (file, _, _), n in every.items() if file == "clean.go") == 64
+
+    code, report = lintel_json("check", str(MANY), "--only", "lint")
+    assert code == 1
+    assert finding_keys(report["issues"]) == every
+
+
+async def test_a_files_save_diagnostics_see_all_of_its_findings() -> None:
+    require_go()
+    require_tool("golangci-lint")
+    [project] = detect(MANY)
+    by_file = Counter(file for file, _, _ in golangci_by_hand(MANY).elements())
+    for name, count in (("clean.go", 64), ("reset.go", 6)):
+        assert by_file[name] == count
+        result = await run_file_check(project, "lint", MANY / name, workspace=MANY, config=LintelConfig())
+        assert result is not None
+        assert len(result.issues) == count, result.output[-2000:]
+        assert {i.file for i in result.issues} == {name}

@@ -36,6 +36,8 @@ GOLANGCI = (
     "--path-mode=abs",
     "--issues-exit-code=1",
     "--allow-parallel-runners",
+    "--max-issues-per-linter=0",
+    "--max-same-issues=0",
 )
 
 

@@ -22,6 +22,8 @@ GOLANGCI_ARGV = (
     "--path-mode=abs",
     "--issues-exit-code=1",
     "--allow-parallel-runners",
+    "--max-issues-per-linter=0",
+    "--max-same-issues=0",
 )
 
 

@@ -37,6 +37,9 @@ INSTALL_GOPLS = f"go install golang.org/x/tools/gopls@{GOPLS_VERSION}"
 #                             module, as from a polyglot check or lint-on-save beside a CLI run) exits 3
 #                             "parallel golangci-lint is running": the lock file is in the temp directory.
 #                             lintel never runs it with --fix, so the lock protects nothing lintel needs.
+# --max-issues-per-linter=0   by default it shows 50 issues per linter and 3 with the same text, and which 3
+# --max-same-issues=0         varies run to run (measured: a baseline then saw "new" issues in unchanged code,
+#                             and a file's save diagnostics missed most of its findings): every issue, always.
 GOLANGCI_LINT = ToolSpec(
     check="lint",
     tool="golangci-lint",
@@ -48,6 +51,8 @@ GOLANGCI_LINT = ToolSpec(
         "--path-mode=abs",
         "--issues-exit-code=1",
         "--allow-parallel-runners",
+        "--max-issues-per-linter=0",
+        "--max-same-issues=0",
     ),
     parser="golangci-lint",
     kind="lint",

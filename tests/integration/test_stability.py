@@ -1,0 +1,30 @@
+"""The same code gives the same verdict: two `lintel check` runs of every check on an unchanged fixture report
+identical issues (signatures, fingerprints, messages, positions) and statuses. A tool that samples its findings
+(golangci-lint's default caps kept 3 issues of a kind, a different 3 each run) makes baselines report "new"
+issues in code nobody touched."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.helpers import WORKSPACES, lintel_json
+
+FIXTURES = sorted(p.name for p in WORKSPACES.iterdir() if p.is_dir() and p.name != "no-markers")
+
+
+def _verdict(report: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    # Not the reasons: a not-run check's tail of output may carry a duration ("no tests ran in 1.02s").
+    runs = [(r["language"], r["check"], r["status"], r["exitCode"]) for r in report["runs"]]
+    return runs, report["issues"]
+
+
+@pytest.mark.parametrize("fixture", FIXTURES)
+def test_two_runs_on_unchanged_code_give_the_same_issues(fixture: str) -> None:
+    root = WORKSPACES / fixture
+    first_code, first = lintel_json("check", str(root), "--only", "lint,typecheck,test,format", "-q")
+    second_code, second = lintel_json("check", str(root), "--only", "lint,typecheck,test,format", "-q")
+    assert first["issues"], f"{fixture}: no issues at all — the fixture is meant to have findings"
+    assert _verdict(first) == _verdict(second)
+    assert first_code == second_code

@@ -1,0 +1,3 @@
+module example.com/lintelmany
+
+go 1.25
