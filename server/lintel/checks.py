@@ -35,6 +35,7 @@ from lintel.toolchains import (
     Resolved,
     ToolSpec,
     file_scope,
+    install_dirs,
     not_found_message,
     override_argv,
     resolve_binary,
@@ -201,6 +202,7 @@ def plan_spec(project: Project, spec: ToolSpec, config: LintelConfig, workspace:
             workspace_root=workspace,
             setting=settings.binaries.get(name),
             local_only=via_npx and index > 0,
+            install_dirs=install_dirs(project.language),
         )
         for index, name in enumerate((spec.binary, *spec.requires))
     )

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from tests.helpers import WORKSPACES, lintel_json, run_lintel
+from tests.helpers import WORKSPACES, lintel_json, require_tool, run_lintel
 
 
 def project(tmp_path: Path, marker: str = "go.mod", config: str = "") -> Path:
@@ -36,8 +36,18 @@ def test_language_not_detected_is_a_usage_error(tmp_path: Path) -> None:
     assert 'language "rust" not detected in workspace; detected: go' in proc.stderr
 
 
+def no_tools(tmp_path: Path) -> dict[str, str]:
+    """An environment in which no Go tool can be found: PATH and every folder `go install` might have used."""
+    return {
+        "PATH": "/nonexistent",
+        "GOBIN": "",
+        "GOPATH": str(tmp_path / "gopath"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+
+
 def test_missing_binary_is_not_checked_and_exit_3(tmp_path: Path) -> None:
-    code, report = lintel_json("check", str(project(tmp_path)), env={"PATH": "/nonexistent"})
+    code, report = lintel_json("check", str(project(tmp_path)), env=no_tools(tmp_path))
     assert code == 3
     assert {r["check"]: r["status"] for r in report["runs"]} == {"lint": "not_checked", "typecheck": "not_checked"}
     lint = next(r for r in report["runs"] if r["check"] == "lint")
@@ -105,3 +115,19 @@ def test_detect_text_on_no_markers() -> None:
     proc = run_lintel("detect", str(WORKSPACES / "no-markers"))
     assert proc.returncode == 0
     assert "no supported project detected" in proc.stdout
+
+
+def test_a_go_tool_installed_with_the_printed_hint_is_found_off_path(tmp_path: Path) -> None:
+    """`go install` puts golangci-lint in GOBIN (or GOPATH/bin), which a fresh Go install does not put on PATH."""
+    real = require_tool("golangci-lint")
+    go = require_tool("go")
+    env = {**no_tools(tmp_path), "PATH": str(Path(go).parent), "GOBIN": str(Path(real).parent)}
+    (tmp_path / "module").mkdir()
+    root = project(tmp_path / "module")
+    (root / "main.go").write_text('package main\n\nimport "os"\n\nfunc main() {\n\tos.Remove("x")\n}\n')
+    proc = run_lintel("detect", str(root), env=env)
+    assert f"golangci-lint: {real} (install-dir)" in proc.stdout
+    code, report = lintel_json("check", str(root), "--only", "lint", env=env)
+    [run] = report["runs"]
+    assert (code, run["status"]) == (1, "findings"), run
+    assert [(i["file"], i["line"], i["rule"]) for i in report["issues"]] == [("main.go", 6, "errcheck")]

@@ -90,3 +90,14 @@ async def test_the_users_environment_is_kept_with_only_plain_output_forced(
     monkeypatch.delenv("CI")  # a default fills in only what the user's environment lacks
     result = await run_planned(_env_echo(tmp_path), workspace=tmp_path, timeout=30)
     assert result.stdout.strip() == "CI=true FORCE_COLOR=0 RUST_BACKTRACE=full"
+
+
+def test_a_languages_install_folders_are_searched_after_path(tmp_path: Path) -> None:
+    gobin = executable(tmp_path / "gobin" / "tool")
+    env = {"PATH": str(tmp_path / "bin")}
+    found = resolve_binary("tool", project_root=tmp_path, env=env, install_dirs=[tmp_path / "none", gobin.parent])
+    assert (found.path, found.via) == (str(gobin), "install-dir")
+    assert str(tmp_path / "none" / "tool") in found.tried
+    on_path = executable(tmp_path / "bin" / "tool")
+    found = resolve_binary("tool", project_root=tmp_path, env=env, install_dirs=[gobin.parent])
+    assert (found.path, found.via) == (str(on_path), "path")  # PATH first: what the user's shell would run

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -99,3 +100,25 @@ def test_setup_script_pins_the_versions_the_hints_name() -> None:
         "GOPLS_VERSION": go_toolchain.GOPLS_VERSION,
     }
     assert "@latest" not in script
+
+
+def test_go_install_folders_as_go_env_would_name_them(tmp_path: Path) -> None:
+    home_default = Path.home() / "go" / "bin"
+    config = tmp_path / "config"
+    assert go_toolchain.install_dirs({"XDG_CONFIG_HOME": str(config)}) == (home_default,)
+    assert go_toolchain.install_dirs({"XDG_CONFIG_HOME": str(config), "GOPATH": f"/a{os.pathsep}/b"}) == (
+        Path("/a/bin"),
+        Path("/b/bin"),
+    )
+    assert go_toolchain.install_dirs({"XDG_CONFIG_HOME": str(config), "GOBIN": "/gobin", "GOPATH": "/a"}) == (
+        Path("/gobin"),
+        Path("/a/bin"),
+    )
+    # `go env -w GOPATH=… GOBIN=…` writes go's env file; the environment still wins over it.
+    (config / "go").mkdir(parents=True)
+    (config / "go" / "env").write_text("GOFLAGS=-mod=mod\nGOPATH=/written\nGOBIN=/written-bin\n", encoding="utf-8")
+    assert go_toolchain.install_dirs({"XDG_CONFIG_HOME": str(config)}) == (Path("/written-bin"), Path("/written/bin"))
+    assert go_toolchain.install_dirs({"XDG_CONFIG_HOME": str(config), "GOPATH": "/env"}) == (
+        Path("/written-bin"),
+        Path("/env/bin"),
+    )

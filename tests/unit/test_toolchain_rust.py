@@ -134,3 +134,8 @@ def test_a_member_checked_alone_reads_paths_from_the_workspace_root(tmp_path: Pa
 def test_a_crate_outside_any_workspace_is_its_own_root(tmp_path: Path) -> None:
     project = cargo_project(tmp_path / "crate", PACKAGE)
     assert rust_toolchain.cargo_workspace_root(project) == project.root
+
+
+def test_cargo_install_folder() -> None:
+    assert rust_toolchain.install_dirs({}) == (Path.home() / ".cargo" / "bin",)
+    assert rust_toolchain.install_dirs({"CARGO_HOME": "/opt/cargo"}) == (Path("/opt/cargo/bin"),)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lintel.detect import Language, is_inside
+from lintel.toolchains import install_dirs
 from lintel.toolchains.base import read_toml, resolve_binary
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,7 @@ def resolve_command(
             project_root=project_root,
             workspace_root=workspace_root,
             setting=(binaries or {}).get(argv[0]),
+            install_dirs=install_dirs(spec.language),
         )
         log.debug("%s: %s -> %s (tried %s)", spec.language, argv[0], found.path, ", ".join(found.tried))
         if found.path is not None:

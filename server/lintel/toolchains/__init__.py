@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -30,6 +31,8 @@ class Toolchain(Protocol):
 
     def formatter_for(self, project: Project, file: Path) -> ToolSpec | None: ...
 
+    def install_dirs(self, env: Mapping[str, str] | None = None) -> tuple[Path, ...]: ...
+
 
 def toolchain(language: str) -> Toolchain:
     module: Toolchain = importlib.import_module(f"lintel.toolchains.{language}")
@@ -52,6 +55,11 @@ def formatter_for(project: Project, file: Path) -> ToolSpec | None:
     return toolchain(project.language).formatter_for(project, file)
 
 
+def install_dirs(language: str) -> tuple[Path, ...]:
+    """Folders the language's own installer fills that may not be on PATH (searched after PATH)."""
+    return toolchain(language).install_dirs()
+
+
 __all__ = [
     "CHECKS",
     "REPORT_PLACEHOLDER",
@@ -62,6 +70,7 @@ __all__ = [
     "ToolSpec",
     "file_scope",
     "formatter_for",
+    "install_dirs",
     "not_found_message",
     "override_argv",
     "project_relpath",

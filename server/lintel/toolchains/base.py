@@ -108,7 +108,7 @@ LOCAL_BIN_DIRS: tuple[str, ...] = ("node_modules/.bin", ".venv/bin", "venv/bin")
 class Resolved:
     name: str
     path: str | None
-    via: Literal["setting", "project", "path", "lintel", "missing"]
+    via: Literal["setting", "project", "path", "install-dir", "lintel", "missing"]
     tried: tuple[str, ...] = ()
 
     @property
@@ -128,10 +128,13 @@ def resolve_binary(
     setting: str | None = None,
     env: Mapping[str, str] | None = None,
     local_only: bool = False,
+    install_dirs: Sequence[Path] = (),
 ) -> Resolved:
     """Find `name`: the user's setting, then the project's own (node_modules/.bin, .venv/bin, venv/bin,
-    in the project and then the workspace root), then PATH, then lintel's own environment (so the
-    embedded ruff works right after `pip install`). `local_only` stops after the project's own."""
+    in the project and then the workspace root), then PATH, then the folders the language's own installer
+    fills though they are often not on PATH (`install_dirs`: `go install`'s, `cargo install`'s), then lintel's
+    own environment (so the embedded ruff works right after `pip install`). `local_only` stops after the
+    project's own."""
     tried: list[str] = []
     if setting:
         candidate = Path(os.path.expanduser(setting))
@@ -166,6 +169,11 @@ def resolve_binary(
     found = shutil.which(name, path=search_path)
     if found:
         return Resolved(name, found, "path", tuple(tried))
+    for folder in install_dirs:
+        candidate = folder / name
+        tried.append(str(candidate))
+        if _executable(candidate):
+            return Resolved(name, str(candidate), "install-dir", tuple(tried))
     own = Path(sys.executable).parent / name
     tried.append(str(own))
     if _executable(own):

@@ -13,6 +13,7 @@ Exit codes, measured with go 1.26.8 and golangci-lint v2.15.0:
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
@@ -152,6 +153,35 @@ def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin:
     if check == "format":
         return FileScope(dataclasses.replace(GOFMT, argv=("gofmt", "-l", rel)), filter_to_file=False, stdin=False)
     raise ValueError(f"unknown file check {check!r} for go")
+
+
+def install_dirs(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """Where `go install` puts binaries (the install hints above use it), as `go env` would say without running
+    go: GOBIN, else `bin` of each GOPATH entry; either from the environment or from go's own env file
+    (`go env -w`), GOPATH defaulting to ~/go. Often not on PATH: a fresh Go install does not add it."""
+    env = os.environ if env is None else env
+    written = _go_env_file(env)
+    gobin = env.get("GOBIN") or written.get("GOBIN")
+    gopath = env.get("GOPATH") or written.get("GOPATH") or str(Path.home() / "go")
+    folders = [Path(gobin)] if gobin else []
+    folders += [Path(entry) / "bin" for entry in gopath.split(os.pathsep) if entry]
+    return tuple(dict.fromkeys(folders))
+
+
+def _go_env_file(env: Mapping[str, str]) -> dict[str, str]:
+    """`KEY=value` lines of go's env file ($GOENV, else <user config dir>/go/env); empty when there is none."""
+    config = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    path = Path(env.get("GOENV") or Path(config) / "go" / "env")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip():
+            values[key.strip()] = value.strip()
+    return values
 
 
 def formatter_for(project: Project, file: Path) -> ToolSpec | None:

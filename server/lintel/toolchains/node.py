@@ -198,6 +198,11 @@ def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin:
     raise ValueError(f"unknown file check {check!r} for node")
 
 
+def install_dirs(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """None: node tools come from the project (node_modules/.bin) or npm's global prefix, which is on PATH."""
+    return ()
+
+
 def formatter_for(project: Project, file: Path) -> ToolSpec | None:
     """`prettier --stdin-filepath <file>`: the formatted source on stdout, exit 0; exit 2 for a file it cannot
     parse or has no parser for. The path picks the parser and the project's config; an ignored path comes back

@@ -9,6 +9,7 @@ from __future__ import annotations
 import configparser
 import dataclasses
 import logging
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -143,6 +144,13 @@ def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin:
     rel = project_relpath(project, file)
     target = ("--stdin-filename", rel, "-") if use_stdin else (rel,)
     return FileScope(dataclasses.replace(base, argv=(*base.argv, *target)), filter_to_file=False, stdin=use_stdin)
+
+
+def install_dirs(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """Where `pip install --user` and pipx put scripts: the user base's bin, ~/.local/bin by default."""
+    env = os.environ if env is None else env
+    base = env.get("PYTHONUSERBASE") or str(Path.home() / ".local")
+    return (Path(base) / "bin",)
 
 
 def formatter_for(project: Project, file: Path) -> ToolSpec | None:

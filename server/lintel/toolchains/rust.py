@@ -10,6 +10,7 @@ For one file the server runs rustfmt itself, with the edition cargo fmt would pa
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
@@ -142,6 +143,14 @@ def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin:
         )
         return FileScope(spec, filter_to_file=True, stdin=False)
     raise ValueError(f"unknown file check {check!r} for rust")
+
+
+def install_dirs(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """Where rustup and `cargo install` put binaries: $CARGO_HOME/bin, ~/.cargo/bin by default (rustup adds it
+    to PATH through a shell profile an editor or CI job may never read)."""
+    env = os.environ if env is None else env
+    home = env.get("CARGO_HOME") or str(Path.home() / ".cargo")
+    return (Path(home) / "bin",)
 
 
 def formatter_for(project: Project, file: Path) -> ToolSpec | None:
