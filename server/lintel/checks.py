@@ -27,6 +27,7 @@ from lintel.issues import (
 from lintel.parsers import get_parser
 from lintel.parsers.base import ToolOutput
 from lintel.process import ProcessStartError, run_process
+from lintel.proxy.servers import SERVERS, resolve_command
 from lintel.toolchains import (
     CHECKS,
     REPORT_PLACEHOLDER,
@@ -300,7 +301,7 @@ async def run_planned(
     )
     missing = planned.missing
     if missing is not None:
-        result.reason = not_found_message(check, missing.name, spec.install_hint)
+        result.reason = not_found_message(check, missing.name, spec.install_hint, proxy_only=missing.proxy_only)
         result.output = result.reason
         log.info("%s %s not checked: %s (tried %s)", project.language, check, result.reason, missing.tried)
         return result
@@ -430,6 +431,24 @@ async def run_checks(
     return list(await asyncio.gather(*(one(p, c) for p in projects for c in checks)))
 
 
+def _navigation_server(project: Project, config: LintelConfig, root: Path) -> dict[str, Any]:
+    """The language server the editor's navigation would go to for this project, and whether it was found."""
+    settings = config.languages.get(project.language)
+    command = resolve_command(
+        SERVERS[project.language],
+        project_root=project.root,
+        workspace_root=root,
+        override=settings.server,
+        binaries=settings.binaries,
+    )
+    return {
+        "name": command.display,
+        "argv": list(command.argv) if command.argv is not None else None,
+        "found": command.argv is not None,
+        "reason": None if command.argv is not None else command.missing_message,
+    }
+
+
 def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
     """What `lintel detect --json` and the `lintel.detect` command show: projects, argv, binaries."""
     projects = []
@@ -449,6 +468,7 @@ def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
             "root": project.relative_root(root),
             "markers": list(project.markers),
             "checks": checks,
+            "navigation": _navigation_server(project, config, root),
         }
         if project.language == "node":
             entry["packageManager"] = project.package_manager

@@ -228,6 +228,9 @@ def cmd_detect(args: argparse.Namespace) -> int:
             for binary in info["binaries"]:
                 where = f"{binary['path']} ({binary['via']})" if binary["found"] else "NOT FOUND"
                 print(f"  {'':<9}   {binary['name']}: {where}")
+        server = project["navigation"]
+        found = " ".join(server["argv"]) if server["found"] else "NOT FOUND: " + server["reason"].split(": ", 1)[1]
+        print(f"  navigation {found}")
     return EXIT_OK
 
 

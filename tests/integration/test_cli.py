@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
-from tests.helpers import WORKSPACES, lintel_json, require_tool, run_lintel
+import pytest
+
+from tests.helpers import WORKSPACES, lintel_json, require_tool, run_lintel, run_tool
 
 
 def project(tmp_path: Path, marker: str = "go.mod", config: str = "") -> Path:
@@ -131,3 +134,28 @@ def test_a_go_tool_installed_with_the_printed_hint_is_found_off_path(tmp_path: P
     [run] = report["runs"]
     assert (code, run["status"]) == (1, "findings"), run
     assert [(i["file"], i["line"], i["rule"]) for i in report["issues"]] == [("main.go", 6, "errcheck")]
+
+
+def test_detect_names_each_projects_navigation_server(tmp_path: Path) -> None:
+    gopls = require_tool("gopls")
+    proc = run_lintel("detect", str(WORKSPACES / "go"), "--json")
+    [go] = json.loads(proc.stdout)["projects"]
+    assert go["navigation"] == {"name": "gopls", "argv": [gopls], "found": True, "reason": None}
+    proc = run_lintel("detect", str(project(tmp_path)), "--json", env=no_tools(tmp_path))
+    [go] = json.loads(proc.stdout)["projects"]
+    assert go["navigation"]["found"] is False
+    assert go["navigation"]["reason"].startswith("navigation: gopls: not found on PATH — install it with: go install")
+
+
+def test_rustups_proxy_without_the_component_is_reported_as_not_installed(tmp_path: Path) -> None:
+    """rustup links rust-analyzer into ~/.cargo/bin whether or not the component is installed; without it the
+    proxy dies with "Unknown binary" and a backtrace (the real proxy of this machine's rustup)."""
+    proxy = Path.home() / ".cargo" / "bin" / "rust-analyzer"
+    if not proxy.is_symlink() or Path(os.path.realpath(proxy)).name != "rustup":
+        pytest.skip(f"{proxy} is not rustup's proxy here")
+    if run_tool([str(proxy), "--version"], cwd=tmp_path).returncode == 0:
+        pytest.skip("rustup's rust-analyzer component is installed here")
+    crate = project(tmp_path, marker="Cargo.toml")
+    env = {"PATH": os.pathsep.join([str(proxy.parent), "/usr/bin", "/bin"])}
+    proc = run_lintel("detect", str(crate), env=env)
+    assert "navigation NOT FOUND: rust-analyzer is not installed (rustup component add rust-analyzer)" in proc.stdout

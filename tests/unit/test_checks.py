@@ -10,7 +10,7 @@ from lintel.checks import PlannedCheck, dedupe_issues, plan_check, run_planned
 from lintel.config import LintelConfig
 from lintel.detect import Project, detect
 from lintel.issues import make_issue
-from lintel.toolchains import ToolSpec, resolve_binary
+from lintel.toolchains import ToolSpec, not_found_message, resolve_binary
 
 
 def executable(path: Path) -> Path:
@@ -101,3 +101,22 @@ def test_a_languages_install_folders_are_searched_after_path(tmp_path: Path) -> 
     on_path = executable(tmp_path / "bin" / "tool")
     found = resolve_binary("tool", project_root=tmp_path, env=env, install_dirs=[gobin.parent])
     assert (found.path, found.via) == (str(on_path), "path")  # PATH first: what the user's shell would run
+
+
+def test_a_rustup_proxy_with_no_component_behind_it_is_not_a_binary(tmp_path: Path) -> None:
+    """rustup links a proxy for every component into ~/.cargo/bin, installed or not; running rust-analyzer's
+    without the component fails with "Unknown binary" and a backtrace."""
+    rustup = executable(tmp_path / "cargo" / "bin" / "rustup")
+    (tmp_path / "cargo" / "bin" / "rust-analyzer").symlink_to(rustup)
+    toolchain_bin = tmp_path / "rustup" / "toolchains" / "stable-x86_64-unknown-linux-gnu" / "bin"
+    executable(toolchain_bin / "cargo")
+    env = {"PATH": str(rustup.parent), "RUSTUP_HOME": str(tmp_path / "rustup")}
+    found = resolve_binary("rust-analyzer", project_root=tmp_path, env=env)
+    assert (found.found, found.proxy_only) == (False, True)
+    assert not_found_message("navigation", "rust-analyzer", "rustup component add rust-analyzer", proxy_only=True) == (
+        "navigation: rust-analyzer is not installed (rustup component add rust-analyzer)"
+    )
+    executable(toolchain_bin / "rust-analyzer")  # `rustup component add rust-analyzer`
+    found = resolve_binary("rust-analyzer", project_root=tmp_path, env=env)
+    assert (found.path, found.via) == (str(rustup.parent / "rust-analyzer"), "path")
+    assert resolve_binary("rustup", project_root=tmp_path, env=env).path == str(rustup)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.proxy.client import ChildClient, ChildFailed, ChildSpec, ChildState
+from lintel.proxy.client import ChildClient, ChildFailed, ChildSpec, ChildState, telling_line
 from lsprotocol import types
 
 # A stdlib-only LSP server. argv[1:] are behaviours: flood (2 MB on stderr before answering), helper (starts a
@@ -358,3 +358,75 @@ async def test_waiting_for_a_load_ends_when_the_child_stops_or_dies(tmp_path: Pa
         assert child.state is ChildState.FAILED
     finally:
         await child.stop()
+
+
+# What failed children really printed last (rustup 1.28's proxy with RUST_BACKTRACE=1, CPython 3.11, node 20,
+# go 1.26): the failure message quotes the line that says what went wrong.
+RUSTUP_PROXY = """error: Unknown binary 'rust-analyzer' in official toolchain 'stable-x86_64-unknown-linux-gnu'.
+
+Stack backtrace:
+   0: anyhow::kind::Adhoc::new
+   1: anyhow::__private::format_err.3718
+  12: main
+  13: __libc_start_call_main
+             at ./csu/../sysdeps/nptl/libc_start_call_main.h:58:16
+  14: __libc_start_main_impl
+             at ./csu/../csu/libc-start.c:360:3
+  15: <unknown>
+"""
+PYTHON_TRACEBACK = """Traceback (most recent call last):
+  File "/usr/bin/pylsp", line 5, in <module>
+    from pylsp.__main__ import main
+ModuleNotFoundError: No module named 'pylsp'
+"""
+NODE_ERROR = """node:internal/modules/cjs/loader:1228
+  throw err;
+  ^
+
+Error: Cannot find module '/opt/tsls/lib/cli.mjs'
+    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)
+    at node:internal/main/run_main_module:28:49 {
+  code: 'MODULE_NOT_FOUND',
+  requireStack: []
+}
+
+Node.js v20.20.2
+"""
+GO_PANIC = """panic: runtime error: invalid memory address or nil pointer dereference
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1b2c]
+
+goroutine 1 [running]:
+main.main()
+\t/src/gopls/main.go:12 +0x1c
+"""
+
+
+@pytest.mark.parametrize(
+    ("stderr", "told"),
+    [
+        (
+            RUSTUP_PROXY,
+            "error: Unknown binary 'rust-analyzer' in official toolchain 'stable-x86_64-unknown-linux-gnu'.",
+        ),
+        (PYTHON_TRACEBACK, "ModuleNotFoundError: No module named 'pylsp'"),
+        (NODE_ERROR, "Error: Cannot find module '/opt/tsls/lib/cli.mjs'"),
+        (GO_PANIC, "panic: runtime error: invalid memory address or nil pointer dereference"),
+        ("starting\nlistening on stdio\n  3: <unknown>\n", "listening on stdio"),
+        ("", ""),
+    ],
+)
+def test_the_failure_quotes_the_line_that_says_what_went_wrong(stderr: str, told: str) -> None:
+    assert telling_line(stderr) == told
+
+
+async def test_a_child_that_dies_at_start_with_a_backtrace_is_named_by_its_error(tmp_path: Path) -> None:
+    script = tmp_path / "proxy.py"
+    script.write_text(f"import sys\nsys.stderr.write({RUSTUP_PROXY!r})\nsys.exit(1)\n")
+    spec = ChildSpec(language="rust", root=tmp_path, argv=(sys.executable, str(script)), name="rust-analyzer")
+    child = ChildClient(spec, Host())
+    with pytest.raises(ChildFailed) as failure:
+        await asyncio.wait_for(child.start(), 10)
+    assert failure.value.message == (
+        "rust-analyzer exited with code 1: error: Unknown binary 'rust-analyzer' in official toolchain "
+        "'stable-x86_64-unknown-linux-gnu'."
+    )

@@ -14,6 +14,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import signal
 import time
 from collections import deque
@@ -191,6 +192,24 @@ def _drop_dynamic_registration(node: Any) -> None:
         node.pop("dynamicRegistration", None)
         for value in node.values():
             _drop_dynamic_registration(value)
+
+
+# Lines of a backtrace or stack trace, which say where, not what: `  15: <unknown>`, `     at ./csu/…`,
+# `    at Module._load (node:internal…)`, `\t/usr/lib/go/src/runtime/panic.go:12 +0x1d`, `  File "x.py", line 3`.
+_TRACE_LINE = re.compile(r"^(\d+: |at |File \"|/\S+:\d+ \+0x|goroutine \d+ \[|stack backtrace:|traceback )", re.I)
+_ERROR_LINE = re.compile(r"^(error|fatal|panic)\b|panicked at|^\w*(Error|Exception)\b", re.I)
+
+
+def telling_line(stderr: str) -> str:
+    """The line of a failed child's last words that says what went wrong: the last error line (`error: Unknown
+    binary 'rust-analyzer'…`, `ModuleNotFoundError: …`, `panic: …`), else the last line that is not part of a
+    backtrace — never `15: <unknown>`."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if _ERROR_LINE.search(line)]
+    if errors:
+        return errors[-1]
+    told = [line for line in lines if not _TRACE_LINE.match(line)]
+    return (told or lines or [""])[-1]
 
 
 def describe_exit(returncode: int | None) -> str:
@@ -526,7 +545,8 @@ class ChildClient:
         if self.state in (ChildState.FAILED, ChildState.STOPPED):
             return  # the first cause stands; a stopped child did not fail
         tail = self.stderr_tail()
-        self.failure = f"{self.name} {reason}" + (f": {tail.splitlines()[-1]}" if tail else "")
+        words = telling_line(tail)
+        self.failure = f"{self.name} {reason}" + (f": {words}" if words else "")
         self.failed_at = time.monotonic()
         self.state = ChildState.FAILED
         self._mark_loaded()  # nothing more to wait for: waiting requests fail now

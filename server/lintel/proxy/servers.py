@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from lintel.detect import Language, is_inside
 from lintel.toolchains import install_dirs
-from lintel.toolchains.base import read_toml, resolve_binary
+from lintel.toolchains.base import not_found_message, read_toml, resolve_binary
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +70,11 @@ class Command:
     argv: tuple[str, ...] | None
     display: str  # the binary as the user knows it: `gopls`, `basedpyright-langserver`
     install_hint: str
+    proxy_only: bool = False  # only a rustup proxy was there, with no component behind it
 
     @property
     def missing_message(self) -> str:
-        hint = f" — install it with: {self.install_hint}" if self.install_hint else ""
-        return f"navigation: {self.display}: not found on PATH{hint}"
+        return not_found_message("navigation", self.display, self.install_hint, proxy_only=self.proxy_only)
 
 
 def resolve_command(
@@ -88,6 +88,7 @@ def resolve_command(
     """The configured argv (`languages.<lang>.server`) or the first default whose binary is found, each
     binary resolved like the tools' (setting, project-local, PATH)."""
     candidates = (tuple(override),) if override else spec.candidates
+    proxy_only = False
     for argv in candidates:
         found = resolve_binary(
             argv[0],
@@ -99,8 +100,9 @@ def resolve_command(
         log.debug("%s: %s -> %s (tried %s)", spec.language, argv[0], found.path, ", ".join(found.tried))
         if found.path is not None:
             return Command((found.path, *argv[1:]), argv[0], spec.install_hint)
+        proxy_only = proxy_only or found.proxy_only
     names = " or ".join(argv[0] for argv in candidates)
-    return Command(None, names, spec.install_hint)
+    return Command(None, names, spec.install_hint, proxy_only=proxy_only)
 
 
 def server_root(language: Language, file: Path, workspace: Path) -> Path:

@@ -110,6 +110,8 @@ class Resolved:
     path: str | None
     via: Literal["setting", "project", "path", "install-dir", "lintel", "missing"]
     tried: tuple[str, ...] = ()
+    # A rustup proxy for a component no toolchain has was passed over (it would fail "Unknown binary").
+    proxy_only: bool = False
 
     @property
     def found(self) -> bool:
@@ -118,6 +120,34 @@ class Resolved:
 
 def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
+
+
+def rustup_proxy_without_component(path: Path, env: Mapping[str, str] | None = None) -> bool:
+    """Whether `path` is one of the proxies rustup puts on PATH for every component, installed or not (a link
+    to rustup), for a binary that no installed toolchain has (`rustup component add` was never run): running it
+    fails with "error: Unknown binary 'rust-analyzer' in official toolchain" and a backtrace."""
+    try:
+        target = Path(os.path.realpath(path))
+    except OSError:
+        return False
+    if target.name not in ("rustup", "rustup-init") or path.name in ("rustup", "rustup-init"):
+        return False
+    home = Path((env if env is not None else os.environ).get("RUSTUP_HOME") or Path.home() / ".rustup")
+    toolchains = home / "toolchains"
+    try:
+        return not any(_executable(t / "bin" / path.name) for t in toolchains.iterdir())
+    except OSError:
+        return False  # no rustup home to read: let the proxy speak for itself
+
+
+def _real(candidate: Path, env: Mapping[str, str] | None, skipped: list[Path]) -> bool:
+    """An executable that is not a rustup proxy with nothing behind it (those are noted in `skipped`)."""
+    if not _executable(candidate):
+        return False
+    if rustup_proxy_without_component(candidate, env):
+        skipped.append(candidate)
+        return False
+    return True
 
 
 def resolve_binary(
@@ -166,23 +196,29 @@ def resolve_binary(
         return Resolved(name, None, "missing", tuple(tried))
     search_path = (env if env is not None else os.environ).get("PATH", "")
     tried.append("PATH")
-    found = shutil.which(name, path=search_path)
-    if found:
-        return Resolved(name, found, "path", tuple(tried))
+    proxies: list[Path] = []
+    for entry in filter(None, search_path.split(os.pathsep)):
+        candidate = Path(entry) / name
+        if _real(candidate, env, proxies):
+            return Resolved(name, str(candidate), "path", tuple(tried))
     for folder in install_dirs:
         candidate = folder / name
         tried.append(str(candidate))
-        if _executable(candidate):
+        if _real(candidate, env, proxies):
             return Resolved(name, str(candidate), "install-dir", tuple(tried))
     own = Path(sys.executable).parent / name
     tried.append(str(own))
     if _executable(own):
         return Resolved(name, str(own), "lintel", tuple(tried))
-    return Resolved(name, None, "missing", tuple(tried))
+    tried.extend(f"{p} (rustup proxy, component not installed)" for p in proxies)
+    return Resolved(name, None, "missing", tuple(tried), proxy_only=bool(proxies))
 
 
-def not_found_message(check: str, binary: str, install_hint: str) -> str:
-    """CONTRACT §5: `<check>: <binary>: not found on PATH` plus how to install it."""
+def not_found_message(check: str, binary: str, install_hint: str, *, proxy_only: bool = False) -> str:
+    """CONTRACT §5: `<check>: <binary>: not found on PATH` plus how to install it; for a rustup proxy with no
+    component behind it, `<check>: <binary> is not installed (<hint>)`."""
+    if proxy_only:
+        return f"{check}: {binary} is not installed ({install_hint or 'rustup component add ' + binary})"
     message = f"{check}: {binary}: not found on PATH"
     return f"{message} — install it with: {install_hint}" if install_hint else message
 
