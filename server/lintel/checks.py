@@ -137,12 +137,15 @@ def compose_output(stdout: str, stderr: str, exit_code: int | None, timed_out: b
     return "\n".join(parts)
 
 
-def _tail(text: str) -> str:
-    """The end of a failed tool's output: where tools put the error that made them stop."""
+def failure_tail(text: str) -> str:
+    """The end of a failed tool's output, where tools put the error that made them stop: its last lines that fit
+    in _REASON_CHARS, cut at a line (else a word) boundary, never mid-word."""
     text = text.strip()
-    if len(text) > _REASON_CHARS:
-        text = "… " + text[-_REASON_CHARS:].lstrip()
-    return text
+    if len(text) <= _REASON_CHARS:
+        return text
+    cut = text[-_REASON_CHARS:]
+    start = cut.find("\n") + 1 or cut.find(" ") + 1
+    return "… " + cut[start:].lstrip()
 
 
 def dedupe_issues(issues: Iterable[Issue]) -> list[Issue]:
@@ -374,7 +377,7 @@ async def run_planned(
             result.reason = f"{spec.tool} exited with {proc.exit_code}"
     else:
         result.status = "not_checked"
-        detail = _tail(f"{proc.stdout.strip()}\n{proc.stderr.strip()}") or "no output"
+        detail = failure_tail(f"{proc.stdout.strip()}\n{proc.stderr.strip()}") or "no output"
         what = "reported findings that could not be parsed" if (proc.exit_code in spec.finding_codes) else "failed"
         result.reason = f"{spec.tool} {what} (exit {proc.exit_code}): {detail}"
     if proc.truncated and result.status != "not_checked":

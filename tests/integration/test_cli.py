@@ -153,9 +153,10 @@ def test_rustups_proxy_without_the_component_is_reported_as_not_installed(tmp_pa
     proxy = Path.home() / ".cargo" / "bin" / "rust-analyzer"
     if not proxy.is_symlink() or Path(os.path.realpath(proxy)).name != "rustup":
         pytest.skip(f"{proxy} is not rustup's proxy here")
-    if run_tool([str(proxy), "--version"], cwd=tmp_path).returncode == 0:
+    # Only rustup's folder and the system's on PATH: rustup forwards to a rust-analyzer found further down PATH.
+    env = {"PATH": os.pathsep.join([str(proxy.parent), "/usr/bin", "/bin"])}
+    if run_tool([str(proxy), "--version"], cwd=tmp_path, env=env).returncode == 0:
         pytest.skip("rustup's rust-analyzer component is installed here")
     crate = project(tmp_path, marker="Cargo.toml")
-    env = {"PATH": os.pathsep.join([str(proxy.parent), "/usr/bin", "/bin"])}
     proc = run_lintel("detect", str(crate), env=env)
     assert "navigation NOT FOUND: rust-analyzer is not installed (rustup component add rust-analyzer)" in proc.stdout

@@ -6,11 +6,12 @@ import stat
 from pathlib import Path
 
 import pytest
-from lintel.checks import PlannedCheck, dedupe_issues, plan_check, run_planned
+from lintel.checks import PlannedCheck, dedupe_issues, failure_tail, plan_check, run_planned
 from lintel.config import LintelConfig
 from lintel.detect import Project, detect
 from lintel.issues import make_issue
 from lintel.toolchains import ToolSpec, not_found_message, resolve_binary
+from lintel.toolchains.base import command_label
 
 
 def executable(path: Path) -> Path:
@@ -120,3 +121,37 @@ def test_a_rustup_proxy_with_no_component_behind_it_is_not_a_binary(tmp_path: Pa
     found = resolve_binary("rust-analyzer", project_root=tmp_path, env=env)
     assert (found.path, found.via) == (str(rustup.parent / "rust-analyzer"), "path")
     assert resolve_binary("rustup", project_root=tmp_path, env=env).path == str(rustup)
+
+
+def test_a_long_failure_reason_keeps_whole_lines_from_the_end() -> None:
+    output = "\n".join(f"line {n}: something went wrong in module number {n}" for n in range(100))
+    reason = failure_tail(output)
+    assert reason.startswith("… line ")  # a whole line, not the tail of one
+    assert reason.endswith("line 99: something went wrong in module number 99")
+    assert len(reason) <= 602
+    one_line = " ".join(f"word{n}" for n in range(400))
+    assert failure_tail(one_line).startswith("… word")
+
+
+@pytest.mark.parametrize(
+    ("argv", "label"),
+    [
+        (["pytest", "-x"], "pytest"),
+        (["/usr/bin/ruff", "check", "."], "ruff"),
+        (["npx", "--no-install", "vitest", "run"], "npx --no-install vitest"),
+        (["pnpm", "exec", "vitest"], "pnpm exec vitest"),
+        (["uv", "run", "pytest", "-q"], "uv run pytest"),
+        (["python", "-m", "pytest"], "python -m pytest"),
+    ],
+)
+def test_a_users_command_is_labelled_by_what_it_runs(argv: list[str], label: str) -> None:
+    assert command_label(argv) == label
+
+
+def test_a_users_test_command_is_not_labelled_as_the_default_script(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "vitest"}}')
+    (tmp_path / "pnpm-lock.yaml").write_text("")
+    [project] = detect(tmp_path)
+    config = LintelConfig.model_validate({"languages": {"node": {"test": ["npx", "vitest", "run"]}}})
+    planned = plan_check(project, "test", config, tmp_path)
+    assert planned.spec.tool == "npx vitest"

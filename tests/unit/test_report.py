@@ -90,6 +90,22 @@ def test_timeout_issue_does_not_count_as_a_finding(tmp_path: Path) -> None:
     assert rep.exit_code("error") == 3
 
 
+def test_a_timeout_is_shown_as_a_check_that_did_not_run_not_as_an_uncounted_error(tmp_path: Path) -> None:
+    rep = report(tmp_path, not_checked=True)
+    rep.runs[1].reason = "mypy timed out after 1s"
+    rep.issues = [make_issue(kind="timeout", message="typecheck: mypy timed out after 1s", source="mypy")]
+    text = RENDERERS["text"](rep)
+    assert text.splitlines() == [
+        "not checked: python typecheck: mypy timed out after 1s",
+        "lintel: 0 errors, 0 warnings, 0 infos from 1 check; 1 not checked",
+    ]
+    github = RENDERERS["github"](rep)
+    assert "::error" not in github
+    assert github.count("mypy timed out after 1s") == 1
+    assert "0 annotated" in github
+    assert json.loads(RENDERERS["json"](rep))["issues"][0]["kind"] == "timeout"  # the record stays (CONTRACT §5)
+
+
 def test_compose_output_order() -> None:
     assert compose_output("out\n", "err\n", 124, True, 5) == "out\n--- stderr ---\nerr\ntimed out after 5s\nexit: 124"
     assert compose_output("", "", 0, False, 5) == "exit: 0"

@@ -38,7 +38,8 @@ def _where(issue: Issue) -> str:
 
 
 def render_github(report: CheckReport) -> str:
-    ordered = sorted(report.issues, key=lambda i: -SEVERITY_RANK[i.severity])
+    counted = report.counted()  # a timeout is annotated as its run's "not checked" warning, once
+    ordered = sorted(counted, key=lambda i: -SEVERITY_RANK[i.severity])
     shown: dict[str, int] = {}
     lines: list[str] = []
     skipped: list[Issue] = []
@@ -55,7 +56,7 @@ def render_github(report: CheckReport) -> str:
     summary = report.summary()
     line = (
         f"lintel: {summary['errors']} errors, {summary['warnings']} warnings, {summary['infos']} infos; "
-        f"{len(report.issues) - len(skipped)} annotated"
+        f"{len(counted) - len(skipped)} annotated"
     )
     if skipped:
         line += f", {len(skipped)} not annotated (GitHub shows {ANNOTATIONS_PER_TYPE} per type):"

@@ -224,7 +224,28 @@ def not_found_message(check: str, binary: str, install_hint: str, *, proxy_only:
 
 
 def override_argv(spec: ToolSpec, argv: Sequence[str] | None) -> ToolSpec:
-    """A user's argv for a check replaces the default command; parser and exit codes stay."""
+    """A user's argv for a check replaces the default command, and its label (`npx vitest`, not the default's
+    `pnpm run test`); parser and exit codes stay."""
     if not argv:
         return spec
-    return dataclasses.replace(spec, argv=tuple(argv), requires=())
+    return dataclasses.replace(spec, argv=tuple(argv), requires=(), tool=command_label(argv))
+
+
+# Programs that run another: the label goes on to the program they run.
+_LAUNCHERS = frozenset(
+    {"npx", "pnpm", "yarn", "npm", "bun", "bunx", "uv", "uvx", "poetry", "pipx", "python", "python3"}
+)
+_LAUNCHER_WORDS = frozenset({"run", "exec", "x", "dlx"})
+
+
+def command_label(argv: Sequence[str]) -> str:
+    """What a command is called in reports: its program's name (`pytest`), through a launcher to the program it
+    launches (`npx --no-install vitest`, `uv run pytest`, `python -m pytest`)."""
+    words = [Path(argv[0]).name] if argv else []
+    if not words or words[0] not in _LAUNCHERS:
+        return " ".join(words)
+    for word in argv[1:]:
+        words.append(word)
+        if not word.startswith("-") and word not in _LAUNCHER_WORDS:
+            break
+    return " ".join(words)
