@@ -186,7 +186,7 @@ def test_module_without_packages_is_not_checked(tmp_path: Path) -> None:
     assert all(r["reason"] for r in report["runs"])
 
 
-# -- many findings of one kind (tests/workspaces/go-many: 64 + 5 unchecked os.Remove, 1 os.Chdir) -----------
+# -- tests/workspaces/go-many: 64 + 5 unchecked os.Remove and 1 os.Chdir; a panic beside parallel tests ------
 
 MANY = WORKSPACES / "go-many"
 
@@ -218,3 +218,19 @@ async def test_a_files_save_diagnostics_see_all_of_its_findings() -> None:
         assert result is not None
         assert len(result.issues) == count, result.output[-2000:]
         assert {i.file for i in result.issues} == {name}
+
+
+def test_a_panicking_parallel_test_is_the_failure_and_its_neighbours_are_not() -> None:
+    require_go()
+    by_hand = run_tool(["go", "test", "-json", "-count=1", "./..."], cwd=MANY)
+    assert by_hand.returncode == 1
+    events = [json.loads(line) for line in by_hand.stdout.splitlines()]
+    failed = {e["Test"] for e in events if e["Action"] == "fail" and "Test" in e}
+    assert failed == {"TestIndexOutOfRange", "TestWrongCount"}  # TestSlowButFine never ends: no verdict
+
+    code, report = lintel_json("check", str(MANY), "--only", "test")
+    assert code == 1
+    tests = {i["message"].split(" failed: ")[0]: (i["file"], i["line"]) for i in report["issues"]}
+    assert tests == {"TestIndexOutOfRange": ("many_test.go", 20), "TestWrongCount": ("many_test.go", 26)}
+    [panic] = [i for i in report["issues"] if i["message"].startswith("TestIndexOutOfRange")]
+    assert "TestSlowButFine did not finish" in panic["message"]

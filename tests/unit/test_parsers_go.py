@@ -292,6 +292,25 @@ def test_go_test_varied_failures(case: str) -> None:
     assert "TestAbs/minus_three failed: Abs(-3) = -3, want 3" in {i.message for i in result.issues}
 
 
+def test_go_test_a_panic_beside_parallel_tests_is_one_failure_not_theirs() -> None:
+    """tests/workspaces/go-many: TestIndexOutOfRange panics while TestSlowButFine (t.Parallel, sleeping) runs;
+    the panic ends the test binary. go test marks only TestIndexOutOfRange and TestWrongCount failed."""
+    result, exit_code = parsed(parse_go_test, "go-test", "parallel-panic")
+    assert exit_code == 1
+    assert result.recognized
+    failures = {f.name: (f.file, f.line) for f in result.failures}
+    assert failures == {
+        "example.com/lintelmany.TestIndexOutOfRange": ("many_test.go", 20),
+        "example.com/lintelmany.TestWrongCount": ("many_test.go", 26),
+    }
+    [panicked] = [f for f in result.failures if f.name.endswith("TestIndexOutOfRange")]
+    assert panicked.message == (
+        "panic: runtime error: index out of range [3] with length 0\n"
+        "(the panic ended the test binary: TestSlowButFine did not finish)"
+    )
+    assert sorted((i.file, i.line) for i in result.issues) == [("many_test.go", 20), ("many_test.go", 26)]
+
+
 def test_go_test_compile_error_is_a_build_issue_and_no_failure() -> None:
     result, _ = parsed(parse_go_test, "go-test", "compile-error")
     assert result.recognized

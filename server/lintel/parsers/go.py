@@ -8,6 +8,7 @@ analysis of it happened.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -392,8 +393,21 @@ def parse_go_test(output: ToolOutput, ctx: ParseContext) -> ParseResult:
 
     failures: list[TestFailure] = []
     failed = _failed_tests(run)
+    # A panic in one test ends its package's test binary: the tests running beside it (t.Parallel) are cut
+    # short, not failed. They are named in the panicking test's failure instead.
+    panicked = {test.package: test for test in failed if test.action == "fail" and _panicked(test)}
+    cut_short: dict[str, list[str]] = {}
     for test in failed:
+        if test.action is None and test.package in panicked:
+            cut_short.setdefault(test.package, []).append(test.name)
+    for test in failed:
+        if test.action is None and test.package in panicked:
+            continue
         failure = _test_failure(test, resolver)
+        stopped = cut_short.get(test.package) if panicked.get(test.package) is test else None
+        if stopped:
+            note = f"(the panic ended the test binary: {', '.join(stopped)} did not finish)"
+            failure = dataclasses.replace(failure, message=f"{failure.message}\n{note}")
         failures.append(failure)
         issues.append(_failure_issue(failure, test.name))
     failing_packages = {test.package for test in failed}
@@ -480,6 +494,10 @@ def _failed_tests(run: _Run) -> list[_Test]:
             continue
         out.append(test)
     return out
+
+
+def _panicked(test: _Test) -> bool:
+    return any(_PANIC.match(line) for line in "".join(test.output).splitlines())
 
 
 def _notes(output: list[str], resolve: _Resolve | None) -> list[_Note]:
