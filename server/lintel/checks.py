@@ -150,11 +150,12 @@ def failure_tail(text: str) -> str:
 
 def dedupe_issues(issues: Iterable[Issue]) -> list[Issue]:
     """One issue per (signature, column, rule): the same finding reported by two runs (rustc's warnings in
-    both clippy and cargo check, a Go compile error in golangci-lint, vet and test) is shown once."""
+    both clippy and cargo check) is shown once. A compile error (kind `build`) is one problem whichever tool
+    hit it — go test's build, go vet, golangci-lint's `typecheck` rule — so its rule does not count."""
     seen: set[tuple[str, int | None, str | None]] = set()
     out: list[Issue] = []
     for issue in issues:
-        key = (issue.signature, issue.column, issue.rule)
+        key = (issue.signature, issue.column, None if issue.kind == "build" else issue.rule)
         if key not in seen:
             seen.add(key)
             out.append(issue)

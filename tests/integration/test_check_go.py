@@ -169,9 +169,33 @@ def test_compile_error_is_a_build_issue_for_every_go_check(tmp_path: Path) -> No
         assert run_of(report, check)["status"] == "findings", check
     builds = [i for i in report["issues"] if i["kind"] == "build"]
     assert {(i["file"], i["line"], i["message"]) for i in builds} == {("sub/broken.go", 5, "undefined: missing")}
-    # The same compile error has one signature whichever tool hit it; a report may keep one per tool.
-    assert {i["source"] for i in builds} <= {"golangci-lint", "go vet", "go test"}
-    assert len({i["signature"] for i in builds}) == 1
+    # The same compile error is one issue whichever tools hit it (CONTRACT §8).
+    [build] = builds
+    assert build["source"] in {"golangci-lint", "go vet", "go test"}
+
+
+def test_a_compile_error_in_a_test_file_seen_by_three_tools_is_one_issue(tmp_path: Path) -> None:
+    require_go()
+    require_tool("golangci-lint")
+    module = tmp_path / "module"
+    shutil.copytree(FIXTURE, module)
+    test_file = module / "greet_test.go"
+    test_file.write_text(test_file.read_text(encoding="utf-8").replace("Double(2) != 4", "Triple(2) != 4"), "utf-8")
+    # Each tool run by hand reports it: go vet, go test's build, golangci-lint's typecheck.
+    assert "greet_test.go:12:5: undefined: Triple" in run_tool(["go", "vet", "./..."], cwd=module).stderr
+    assert "greet_test.go:12:5: undefined: Triple" in run_tool(["go", "test", "-count=1", "./..."], cwd=module).stderr
+    # golangci-lint v2 places it on line 1 of the package's first file, the compiler's own line in its text.
+    golangci = json.loads(run_tool(GOLANGCI, cwd=module).stdout)["Issues"]
+    typecheck = [i["Text"] for i in golangci if i["FromLinter"] == "typecheck"]
+    assert len(typecheck) == 1
+    assert "greet_test.go:12:5: undefined: Triple" in typecheck[0]
+
+    code, report = lintel_json("check", str(module), "--only", "lint,typecheck,test")
+    assert code == 1
+    in_test_file = [i for i in report["issues"] if i["file"] == "greet_test.go"]
+    assert [(i["kind"], i["line"], i["column"], i["message"]) for i in in_test_file] == [
+        ("build", 12, 5, "undefined: Triple")
+    ]
 
 
 def test_module_without_packages_is_not_checked(tmp_path: Path) -> None:

@@ -28,6 +28,21 @@ def test_dedupe_keeps_first_of_identical_findings() -> None:
     assert dedupe_issues([a, b, c]) == [a, c]
 
 
+def test_one_compile_error_is_one_issue_whichever_tools_saw_it() -> None:
+    seen = [
+        make_issue(
+            kind="build", message="undefined: Triple", source=source, file="a_test.go", line=12, column=5, rule=rule
+        )
+        for source, rule in (("go test", None), ("go vet", None), ("golangci-lint", "typecheck"))
+    ]
+    assert dedupe_issues(seen) == seen[:1]
+    lint = [
+        make_issue(kind="lint", message="x", source="ruff", file="a.py", line=1, column=1, rule=rule)
+        for rule in ("F401", "F811")
+    ]
+    assert dedupe_issues(lint) == lint  # two rules on one spot are two findings
+
+
 def test_resolution_order_setting_project_path(tmp_path: Path) -> None:
     on_path = executable(tmp_path / "bin" / "tool")
     local = executable(tmp_path / "proj" / "node_modules" / ".bin" / "tool")
