@@ -36,12 +36,14 @@ for bin in "${linked[@]}"; do
 done
 
 # node_modules is current when the package manager's own record of the install is newer than the lock file.
-node_ws="$ROOT/tests/workspaces/node"
-if [ -f "$node_ws/package-lock.json" ] && { [ ! -f "$node_ws/node_modules/.package-lock.json" ] \
-  || [ "$node_ws/package-lock.json" -nt "$node_ws/node_modules/.package-lock.json" ]; }; then
-  say "npm ci in tests/workspaces/node"
-  (cd "$node_ws" && npm ci "${quiet_npm[@]}")
-fi
+for name in node node-linters; do
+  node_ws="$ROOT/tests/workspaces/$name"
+  if [ -f "$node_ws/package-lock.json" ] && { [ ! -f "$node_ws/node_modules/.package-lock.json" ] \
+    || [ "$node_ws/package-lock.json" -nt "$node_ws/node_modules/.package-lock.json" ]; }; then
+    say "npm ci in tests/workspaces/$name"
+    (cd "$node_ws" && npm ci "${quiet_npm[@]}")
+  fi
+done
 
 poly_ws="$ROOT/tests/workspaces/polyglot"
 if [ -f "$poly_ws/yarn.lock" ] && { [ ! -f "$poly_ws/node_modules/.yarn-integrity" ] \

@@ -45,7 +45,9 @@ from lintel.toolchains import (
 
 log = logging.getLogger(__name__)
 
-Status = Literal["clean", "findings", "not_checked"]
+# clean: the output was understood and says nothing is wrong; passed: the tool said all is well (its exit code)
+# but printed what no parser understood (an unknown linter behind a `lint` script) — a success, never "clean".
+Status = Literal["clean", "passed", "findings", "not_checked"]
 
 # Tools write plain text: colour codes would only get in the parsers' way.
 _QUIET_ENV = {"NO_COLOR": "1", "CARGO_TERM_COLOR": "never", "FORCE_COLOR": "0", "CLICOLOR": "0"}
@@ -370,8 +372,10 @@ async def run_planned(
     elif proc.exit_code in spec.ok_codes:
         # The tool's own verdict: it ran and exited as it does when all is well.
         result.status = "findings" if issues or result.failures else "clean"
-        if not parsed.recognized and proc.stdout.strip():
-            log.warning("%s exited %s but its output was not understood", spec.tool, proc.exit_code)
+        if result.status == "clean" and not parsed.recognized and proc.stdout.strip():
+            result.status = "passed"
+            result.reason = f"{spec.tool} exited {proc.exit_code}; its output was not parsed (see the output)"
+            log.info("%s exited %s but its output was not understood", spec.tool, proc.exit_code)
     elif issues or result.failures:
         result.status = "findings"
         if proc.exit_code not in spec.finding_codes:

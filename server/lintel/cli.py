@@ -115,7 +115,9 @@ def _progress(quiet: bool) -> tuple[Any, Any]:
     def done(result: Any) -> None:
         if quiet:
             return
-        what = result.status if result.status != "not_checked" else f"not checked: {result.reason}"
+        what = {"not_checked": f"not checked: {result.reason}", "passed": "passed (output not parsed)"}.get(
+            result.status, result.status
+        )
         print(
             f"lintel: {result.language} {result.check} ({result.tool}) {what} in {result.duration_ms / 1000:.1f}s",
             file=sys.stderr,

@@ -23,6 +23,14 @@ from lintel.issues import (
     severity_from,
 )
 from lintel.parsers.base import ToolOutput
+from lintel.parsers.jslint import (
+    biome_report_issues,
+    biome_text_issues,
+    is_biome_report,
+    is_oxlint_report,
+    oxlint_report_issues,
+    oxlint_text_issues,
+)
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # How many places a JSON document may start at before we give up looking (a flood of `[`-lines is not eslint).
@@ -750,27 +758,38 @@ def parse_node_test_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
         report = found.document.value
         return _test_report_result(report, output, ctx, _jest_or_vitest(report))
     result = parse_node_tap(output, ctx)
-    if not result.recognized and output.exit_code == 0:
-        result.recognized = True
+    if not result.recognized and _clean_exit(output, _both_streams(output)):
+        result.recognized = True  # a passing script that printed nothing but chatter
     return result
 
 
 def parse_node_lint_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
-    """A `lint` or `typecheck` script's output: eslint JSON, tsc diagnostics, eslint compact or stylish.
+    """A `lint` or `typecheck` script's output: the JSON reports of eslint, oxlint and biome, and the text of
+    tsc, eslint's compact and stylish formats, oxlint's and biome's default output.
 
-    A script may chain tools (`eslint . && tsc`), so every text format found is kept. As for tests, exit 0
-    with output in no known format is the script's pass; a failing exit needs findings.
+    A script may chain tools (`eslint . && tsc`, `oxlint && biome lint`), so every format found is kept. Exit 0
+    with nothing but package-manager chatter is a clean run; exit 0 with output in no known format is not
+    recognised (the check reports it as passed, never clean); a failing exit needs findings.
     """
     issues: list[Issue] = []
     text = _both_streams(output)
-    found = _find_json(output, "[", _is_eslint_report)
-    if found is not None:
-        document = found.document
-        issues.extend(_eslint_issues(document.value, ctx))
-        # The rest of that stream (and the other one) may hold a chained tool's text output.
-        text = "\n".join((found.text[: document.start], found.text[document.end :], found.other))
+    found_any = False
+    for opener, accept, read in (
+        ("[", _is_eslint_report, _eslint_issues),
+        ("{", is_oxlint_report, oxlint_report_issues),
+        ("{", is_biome_report, biome_report_issues),
+    ):
+        document = next((d for d in _json_documents(text, opener) if accept(d.value)), None)
+        if document is None:
+            continue
+        found_any = True
+        issues.extend(read(document.value, ctx))
+        # The rest of the text may hold a chained tool's output.
+        text = text[: document.start] + text[document.end :]
     issues.extend(_tsc_issues(text, ctx))
     issues.extend(_compact_issues(text, ctx))
     issues.extend(_stylish_issues(text, ctx))
-    recognized = found is not None or bool(issues) or output.exit_code == 0
+    issues.extend(oxlint_text_issues(text, ctx))
+    issues.extend(biome_text_issues(text, ctx))
+    recognized = found_any or bool(issues) or _clean_exit(output, text)
     return ParseResult(issues=issues, recognized=recognized)

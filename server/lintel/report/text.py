@@ -31,6 +31,9 @@ def render_text(report: CheckReport) -> str:
     lines = [issue_line(i) for i in report.counted()]
     for run in report.not_checked:
         lines.append(f"not checked: {run.language} {run.check}: {run.reason}")
+    for run in report.runs:
+        if run.status == "passed":  # a success whose findings, if any, lintel could not read
+            lines.append(f"passed (output not parsed): {run.language} {run.check}: {run.tool}")
     summary = report.summary()
     ran = len(report.runs) - summary["notChecked"]
     lines.append(

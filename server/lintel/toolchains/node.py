@@ -60,6 +60,24 @@ _KNOWN_TOOLS: Mapping[str, _KnownTool] = {
         parser="node-lint-auto",
         finding_codes=_ESLINT_FINDINGS,
     ),
+    # oxlint exits 0 with warnings only, 1 with errors (measured, oxlint 1.94).
+    "oxlint": _KnownTool(
+        tool="oxlint",
+        binary="oxlint",
+        parseable_flags=("--format", "json"),
+        already_parseable=("-f", "--format"),
+        parser="node-lint-auto",
+        finding_codes=frozenset({1}),
+    ),
+    # `biome lint` / `biome check`: exit 0 with warnings and infos only, 1 with errors (measured, biome 2.6).
+    "biome": _KnownTool(
+        tool="biome",
+        binary="biome",
+        parseable_flags=("--reporter=json",),
+        already_parseable=("--reporter",),
+        parser="node-lint-auto",
+        finding_codes=frozenset({1}),
+    ),
     "tsc": _KnownTool(
         tool="tsc",
         binary="tsc",

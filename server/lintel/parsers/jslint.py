@@ -1,0 +1,170 @@
+"""JavaScript linters other than eslint that `lint` scripts run: oxlint and biome, in their JSON reports and in
+their default (human) output, which a script that chains steps leaves as it is.
+
+Pure functions over text; the node auto parser (node.py) calls them on whatever a script printed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from lintel.issues import Issue, ParseContext, Severity, make_issue
+
+# --------------------------------------------------------------------------------------------------
+# oxlint (measured: oxlint 1.94)
+
+# `--format json`:
+#   { "diagnostics": [{"message": "`debugger` statement is not allowed", "code": "eslint(no-debugger)",
+#       "severity": "warning", "filename": "src/cart.js",
+#       "labels": [{"span": {"offset": 219, "length": 9, "line": 8, "column": 7}}]}],
+#     "number_of_files": 2, "number_of_rules": 96, ... }
+# Default output, a header then the location a few lines below:
+#     ! eslint(no-debugger): `debugger` statement is not allowed
+#      ,-[src/cart.js:8:7]
+# `x` (or `×`) marks an error, `!` (or `⚠`) a warning. Paths are relative to the cwd. It exits 0 with
+# warnings only, 1 with errors.
+_OXLINT_HEADER = re.compile(r"^\s*(?P<mark>[x×!⚠]) (?P<code>[\w@/.-]+(?:\([\w@/.-]+\))?): (?P<message>.+)$")
+_OXLINT_LOCATION = re.compile(r"^\s*,-\[(?P<file>.+?):(?P<line>\d+):(?P<col>\d+)\]$")
+_OXLINT_LOOKAHEAD = 3  # the location line follows the header at once (a blank line at most in between)
+
+
+def is_oxlint_report(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("diagnostics"), list) and "number_of_files" in value
+
+
+def oxlint_report_issues(report: Mapping[str, Any], ctx: ParseContext) -> list[Issue]:
+    issues: list[Issue] = []
+    for diagnostic in report["diagnostics"]:
+        if not isinstance(diagnostic, dict):
+            continue
+        labels = diagnostic.get("labels")
+        span = _object(_object(labels[0]).get("span")) if isinstance(labels, list) and labels else {}
+        filename = diagnostic.get("filename")
+        issues.append(
+            _oxlint_issue(
+                str(diagnostic.get("code") or ""),
+                str(diagnostic.get("message") or ""),
+                "error" if diagnostic.get("severity") == "error" else "warning",
+                ctx.relpath(filename) if isinstance(filename, str) and filename else None,
+                _int(span.get("line")),
+                _int(span.get("column")),
+            )
+        )
+    return issues
+
+
+def oxlint_text_issues(text: str, ctx: ParseContext) -> Iterator[Issue]:
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        header = _OXLINT_HEADER.match(line)
+        if header is None:
+            continue
+        for following in lines[index + 1 : index + 1 + _OXLINT_LOOKAHEAD]:
+            location = _OXLINT_LOCATION.match(following)
+            if location is not None:
+                yield _oxlint_issue(
+                    header.group("code"),
+                    header.group("message").strip(),
+                    "error" if header.group("mark") in "x×" else "warning",
+                    ctx.relpath(location.group("file")),
+                    int(location.group("line")),
+                    int(location.group("col")),
+                )
+                break
+
+
+def _oxlint_issue(
+    code: str, message: str, severity: Severity, file: str | None, line: int | None, column: int | None
+) -> Issue:
+    return make_issue(
+        kind="lint",
+        message=message,
+        source="oxlint",
+        severity=severity,
+        file=file,
+        line=line,
+        column=column,
+        rule=code or None,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# biome (measured: biome 2.6)
+
+# `--reporter=json`:
+#   {"summary": {...}, "diagnostics": [{"severity": "error", "message": "This is an unexpected use of the
+#     debugger statement.", "category": "lint/suspicious/noDebugger", "location": {"path": "src/cart.js",
+#     "start": {"line": 8, "column": 7}, "end": {"line": 8, "column": 16}}, "advices": []}], "command": "lint"}
+# Default output, a header then the message marked by severity (`×` error, `!` warning, `i` info):
+#   src/cart.js:8:7 lint/suspicious/noDebugger  FIXABLE  ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━
+#
+#     × This is an unexpected use of the debugger statement.
+# Paths are relative to the cwd. It exits 1 when there are errors, 0 with warnings and infos only.
+_BIOME_HEADER = re.compile(
+    r"^(?P<file>[^\s:][^:]*?):(?P<line>\d+):(?P<col>\d+) (?P<category>[\w/-]+)(?:\s+[A-Z]+)*\s+━+\s*$"
+)
+_BIOME_MESSAGE = re.compile(r"^\s+(?P<mark>[×✖!⚠iℹ]) (?P<message>.+)$")
+_BIOME_SEVERITY: Mapping[str, Severity] = {"×": "error", "✖": "error", "!": "warning", "⚠": "warning"}
+_BIOME_LOOKAHEAD = 3
+
+
+def is_biome_report(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("diagnostics"), list) and "summary" in value
+
+
+def biome_report_issues(report: Mapping[str, Any], ctx: ParseContext) -> list[Issue]:
+    issues: list[Issue] = []
+    for diagnostic in report["diagnostics"]:
+        if not isinstance(diagnostic, dict):
+            continue
+        location = _object(diagnostic.get("location"))
+        start, end = _object(location.get("start")), _object(location.get("end"))
+        path = location.get("path")
+        severity = diagnostic.get("severity")
+        issues.append(
+            make_issue(
+                kind="lint",
+                message=str(diagnostic.get("message") or ""),
+                source="biome",
+                severity=severity if severity in ("error", "warning", "info") else "error",
+                file=ctx.relpath(path) if isinstance(path, str) and path else None,
+                line=_int(start.get("line")),
+                column=_int(start.get("column")),
+                end_line=_int(end.get("line")),
+                end_column=_int(end.get("column")),
+                rule=str(diagnostic.get("category") or "") or None,
+            )
+        )
+    return issues
+
+
+def biome_text_issues(text: str, ctx: ParseContext) -> Iterator[Issue]:
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        header = _BIOME_HEADER.match(line)
+        if header is None:
+            continue
+        for following in lines[index + 1 : index + 1 + _BIOME_LOOKAHEAD]:
+            message = _BIOME_MESSAGE.match(following)
+            if message is not None:
+                yield make_issue(
+                    kind="lint",
+                    message=message.group("message").strip(),
+                    source="biome",
+                    severity=_BIOME_SEVERITY.get(message.group("mark"), "info"),
+                    file=ctx.relpath(header.group("file")),
+                    line=int(header.group("line")),
+                    column=int(header.group("col")),
+                    rule=header.group("category"),
+                )
+                break
+
+
+def _object(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -1,0 +1,3 @@
+export function isEmpty(list) {
+  return list.length == 0;
+}
