@@ -89,6 +89,8 @@ class EditorSettings(_Model):
     save_debounce_ms: int = Field(100, ge=0, le=10_000)
     change_debounce_ms: int = Field(500, ge=0, le=10_000)
     forward_server_diagnostics: bool = True
+    # A forwarded server's diagnostic for a problem lintel's own tools report at the same place is left out.
+    dedupe_server_diagnostics: bool = True
 
 
 class ValidatorConfig(_Model):

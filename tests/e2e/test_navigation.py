@@ -409,6 +409,24 @@ async def test_server_diagnostics_can_be_switched_off(session: Start) -> None:
     assert not [d for d in nav.client.diagnostics.get(pricing, ()) if d.source == "basedpyright"]
 
 
+@pytest.mark.parametrize("dedupe", [True, False])
+async def test_a_problem_ruff_and_basedpyright_both_report_is_shown_once(session: Start, dedupe: bool) -> None:
+    """`import os` unused: ruff's F401 (lintel's lint on open) and basedpyright's reportUnusedImport, same place."""
+    _require_pyright()
+    require_tool("ruff", "pip install ruff")
+    editor = {"lintOnOpen": True, "lintOnSave": False, "formatCheck": False, "dedupeServerDiagnostics": dedupe}
+    nav = await session("neovim", "python", init_options={"editor": editor})
+    models = nav.open("src/inventory/models.py")
+
+    def by(source: str) -> set[tuple[int, str]]:
+        return {(d.range.start.line, str(d.code)) for d in nav.client.diagnostics.get(models, ()) if d.source == source}
+
+    # Both have spoken: ruff's F401, and basedpyright's findings further down the file.
+    await _until(lambda: (2, "F401") in by("ruff") and (20, "reportReturnType") in by("basedpyright"), "both spoke")
+    assert ((2, "reportUnusedImport") in by("basedpyright")) is not dedupe
+    assert (23, "reportCallInDefaultInitializer") in by("basedpyright")  # another problem near B006: kept
+
+
 async def _until(condition: Callable[[], bool], what: str, timeout: float = REQUEST_TIMEOUT) -> None:
     deadline = time.monotonic() + timeout
     while not condition():

@@ -45,6 +45,10 @@ DESCRIPTIONS: Mapping[str, str] = {
     "editor.saveDebounceMs": "A save while the previous run for that file is still going waits this many milliseconds.",
     "editor.changeDebounceMs": "Milliseconds of quiet typing before a lint-on-change run starts.",
     "editor.forwardServerDiagnostics": "Show the diagnostics of forwarded language servers (gopls, rust-analyzer…).",
+    "editor.dedupeServerDiagnostics": (
+        "Leave out a forwarded language server's diagnostic when lintel's own tools report the same problem at the "
+        "same place (ruff F401 and basedpyright's reportUnusedImport, eslint's no-unused-vars and tsserver's 6133)."
+    ),
     "validators": "User-defined checks: a shell command run in the workspace root, its output read by a named parser.",
     "validatorConcurrency": "How many validators run at once; null means the number of cores.",
     "validators[].id": "A unique name: the diagnostics' source and the id `lintel.validate` selects by.",

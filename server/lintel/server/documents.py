@@ -87,9 +87,17 @@ def publish(server: LintelServer, uris: Iterable[str]) -> None:
         document = server.workspace.text_documents.get(uri)
         server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
-                uri=uri, diagnostics=session.store.merged(uri), version=document.version if document else None
+                uri=uri,
+                diagnostics=session.store.merged(uri, dedupe=_dedupe(server, uri)),
+                version=document.version if document else None,
             )
         )
+
+
+def _dedupe(server: LintelServer, uri: str) -> bool:
+    path = _path(uri)
+    folder = server.session.folder_for(path) if path is not None else None
+    return folder.config.editor.dedupe_server_diagnostics if folder is not None else True
 
 
 def publish_run(server: LintelServer, folder: Folder, result: RunResult, channel: str, scope: Path) -> None:
@@ -243,7 +251,7 @@ def enable_pull(server: LintelServer) -> None:
     )
     def pull(ls: LintelServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
         uri = params.text_document.uri
-        items = ls.session.store.merged(uri)
+        items = ls.session.store.merged(uri, dedupe=_dedupe(ls, uri))
         result_id = str(hash(tuple((d.range.start.line, d.range.start.character, d.message, d.source) for d in items)))
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)

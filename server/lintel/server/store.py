@@ -12,6 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from lsprotocol import types
 
+from lintel.server.overlap import without_duplicates
+
+RELAYED = "server:"  # the channels of diagnostics relayed from a language server (`server:<language>`)
+
 
 class DiagnosticsStore:
     def __init__(self) -> None:
@@ -51,10 +55,17 @@ class DiagnosticsStore:
     def uris_with(self, channel: str) -> builtins.set[str]:
         return {uri for uri, channels in self._by_uri.items() if channel in channels}
 
-    def merged(self, uri: str) -> list[types.Diagnostic]:
-        """All channels of a file, in a stable order (by channel name, then as produced)."""
+    def merged(self, uri: str, *, dedupe: bool = True) -> list[types.Diagnostic]:
+        """All channels of a file, in a stable order (by channel name, then as produced). With `dedupe`, a
+        language server's diagnostic for a problem lintel's own channels already report is left out."""
         channels = self._by_uri.get(uri, {})
-        return [d for name in sorted(channels) for d in channels[name]]
+        names = sorted(channels)
+        own = [d for name in names if not name.startswith(RELAYED) for d in channels[name]]
+        merged: list[types.Diagnostic] = []
+        for name in names:
+            relayed = name.startswith(RELAYED)
+            merged.extend(without_duplicates(own, channels[name]) if relayed and dedupe and own else channels[name])
+        return merged
 
     def uris(self) -> builtins.set[str]:
         return set(self._by_uri)
