@@ -36,7 +36,7 @@ for bin in "${linked[@]}"; do
 done
 
 # node_modules is current when the package manager's own record of the install is newer than the lock file.
-for name in node node-linters; do
+for name in node node-linters node-tests; do
   node_ws="$ROOT/tests/workspaces/$name"
   if [ -f "$node_ws/package-lock.json" ] && { [ ! -f "$node_ws/node_modules/.package-lock.json" ] \
     || [ "$node_ws/package-lock.json" -nt "$node_ws/node_modules/.package-lock.json" ]; }; then

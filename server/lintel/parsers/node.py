@@ -31,6 +31,7 @@ from lintel.parsers.jslint import (
     oxlint_report_issues,
     oxlint_text_issues,
 )
+from lintel.parsers.jstests import jest_failures, vitest_failures
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # How many places a JSON document may start at before we give up looking (a flood of `[`-lines is not eslint).
@@ -758,7 +759,15 @@ def parse_node_test_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
         report = found.document.value
         return _test_report_result(report, output, ctx, _jest_or_vitest(report))
     result = parse_node_tap(output, ctx)
-    if not result.recognized and _clean_exit(output, _both_streams(output)):
+    # A script that chains steps before its runner (`lint && build && vitest run`) gets no JSON reporter: the
+    # runners' default output is read from the mixed stream.
+    text = _both_streams(output)
+    for source, failures in (("vitest", vitest_failures(text, ctx)), ("jest", jest_failures(text, ctx))):
+        result.failures.extend(failures)
+        result.issues.extend(_failure_issue(failure, source) for failure in failures)
+    if result.failures:
+        result.recognized = True
+    elif not result.recognized and _clean_exit(output, text):
         result.recognized = True  # a passing script that printed nothing but chatter
     return result
 

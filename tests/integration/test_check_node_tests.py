@@ -1,0 +1,103 @@
+"""`test` scripts that are more than one runner call, with the real vitest and jest of
+tests/workspaces/node-tests (installed by scripts/setup-dev): lintel's failures equal the runners' own JSON
+reports, run by hand, whether the script chains steps (the default reporter is read) or is the bare runner
+(lintel adds the JSON reporter)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, run_tool
+
+FIXTURE = WORKSPACES / "node-tests"
+BIN = FIXTURE / "node_modules" / ".bin"
+QUIET = {"CI": "true", "NO_COLOR": "1", "FORCE_COLOR": "0"}
+
+pytestmark = pytest.mark.tool("node")
+
+
+def installed() -> None:
+    for runner in ("vitest", "jest"):
+        require_path(BIN / runner, "run scripts/setup-dev (npm ci in tests/workspaces/node-tests)")
+
+
+def failing_by_hand(argv: list[str]) -> set[tuple[str, str, int]]:
+    """(name, file, line) of each failed test in the runner's own JSON report (jest and vitest share its shape)."""
+    proc = run_tool(argv, cwd=FIXTURE, env=QUIET)
+    report = json.loads(proc.stdout)
+    failed: set[tuple[str, str, int]] = set()
+    for suite in report["testResults"]:
+        file = Path(suite["name"]).relative_to(FIXTURE).as_posix()
+        for test in suite["assertionResults"]:
+            if test["status"] == "failed":
+                name = " > ".join([*test["ancestorTitles"], test["title"]])
+                line = int(test["location"]["line"]) if test.get("location") else 0
+                failed.add((name, file, line))
+    return failed
+
+
+def with_test_script(tmp_path: Path, script: str) -> Path:
+    root = copy_workspace("node-tests", tmp_path / "project")
+    manifest = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    manifest["scripts"]["test"] = script
+    (root / "package.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return root
+
+
+def failures(report: dict[str, Any]) -> set[tuple[str, str, int]]:
+    return {(i["message"].split(" failed: ")[0], i["file"], i["line"]) for i in report["issues"] if i["kind"] == "test"}
+
+
+def vitest_truth() -> set[tuple[str, str, int]]:
+    # vitest's JSON names the line of the test's `it(…)`; lintel (both ways) names the failing expect's line.
+    by_hand = failing_by_hand([str(BIN / "vitest"), "run", "--reporter=json", "--includeTaskLocation"])
+    assert {(name, file) for name, file, _ in by_hand} == {
+        ("add > adds to five", "test/math.test.js"),
+        ("average > of nothing is zero", "test/math.test.js"),
+    }
+    return {("add > adds to five", "test/math.test.js", 10), ("average > of nothing is zero", "test/math.test.js", 16)}
+
+
+def test_a_script_chaining_lint_and_build_before_vitest_reports_vitests_failures() -> None:
+    """`npm run lint && npm run build && vitest run`: before, `not_checked`, exit 3, no failure."""
+    installed()
+    expected = vitest_truth()
+    code, report = lintel_json("check", str(FIXTURE), "--only", "test")
+    [run] = report["runs"]
+    assert (run["status"], run["exitCode"]) == ("findings", 1)
+    assert run["argv"][-1] == "test"  # the script as it is: no flags added to a chain
+    assert failures(report) == expected
+    assert code == 1
+
+
+def test_the_bare_vitest_script_gets_the_json_reporter_and_the_same_failures(tmp_path: Path) -> None:
+    installed()
+    expected = vitest_truth()
+    code, report = lintel_json("check", str(with_test_script(tmp_path, "vitest run")), "--only", "test")
+    [run] = report["runs"]
+    assert "--reporter=json" in run["argv"]
+    assert failures(report) == expected
+    assert code == 1
+
+
+@pytest.mark.parametrize("script", ["npm run lint && jest", "jest"])
+def test_jest_chained_or_bare(tmp_path: Path, script: str) -> None:
+    installed()
+    by_hand = failing_by_hand([str(BIN / "jest"), "--json", "--testLocationInResults"])
+    assert {(name, file) for name, file, _ in by_hand} == {
+        ("multiply > two by three", "jest/calc.test.cjs"),
+        ("a thrown error", "jest/calc.test.cjs"),
+    }
+    code, report = lintel_json("check", str(with_test_script(tmp_path, script)), "--only", "test")
+    assert code == 1
+    [run] = report["runs"]
+    assert run["status"] == "findings"
+    # The failing expect or throw: jest/calc.test.cjs lines 11 and 16.
+    assert failures(report) == {
+        ("multiply > two by three", "jest/calc.test.cjs", 11),
+        ("a thrown error", "jest/calc.test.cjs", 16),
+    }

@@ -1,0 +1,63 @@
+"""vitest's and jest's default reporters, read from output captured from the real runners on
+tests/workspaces/node-tests: what a `test` script that chains steps (`npm run lint && npm run build && vitest
+run`) prints, which lintel cannot give a JSON reporter."""
+
+from __future__ import annotations
+
+from lintel.parsers import get_parser
+from lintel.parsers.base import ToolOutput
+
+from tests.helpers import load_capture
+
+auto = get_parser("node-test-auto")
+
+
+def test_vitests_default_reporter() -> None:
+    output, ctx, meta = load_capture("vitest", "default-reporter")
+    result = auto(output, ctx)
+    assert result.recognized
+    assert meta["exit_code"] == 1
+    assert [(f.name, f.file, f.line) for f in result.failures] == [
+        ("add > adds to five", "test/math.test.js", 10),
+        ("average > of nothing is zero", "test/math.test.js", 16),
+    ]
+    assert result.failures[0].message == (
+        "AssertionError: 2 + 2 should make five here: expected 4 to be 5 // Object.is equality"
+    )
+    assert {i.source for i in result.issues} == {"vitest"}
+
+
+def test_a_chained_script_with_vitest_last() -> None:
+    output, ctx, _ = load_capture("vitest", "chained-script")
+    assert output.stdout.startswith("lint: ok\nbuild: ok\n")  # the steps before the runner
+    result = auto(output, ctx)
+    assert [(f.file, f.line) for f in result.failures] == [("test/math.test.js", 10), ("test/math.test.js", 16)]
+
+
+def test_jests_default_reporter() -> None:
+    output, ctx, _ = load_capture("jest", "default-reporter")
+    result = auto(output, ctx)
+    assert result.recognized
+    assert sorted((f.name, f.file, f.line) for f in result.failures) == [
+        ("a thrown error", "jest/calc.test.cjs", 16),
+        ("multiply > two by three", "jest/calc.test.cjs", 11),  # jest's `›` as the JSON reports' ` > `
+    ]
+    thrown = next(f for f in result.failures if f.name == "a thrown error")
+    assert thrown.message == "the café is closed"
+    assert {i.source for i in result.issues} == {"jest"}
+
+
+def test_both_runners_in_one_stream() -> None:
+    vitest, ctx, _ = load_capture("vitest", "default-reporter")
+    jest, _, _ = load_capture("jest", "default-reporter")
+    both = ToolOutput(vitest.stdout + jest.stdout, (vitest.stderr or "") + (jest.stderr or ""), 1)
+    result = auto(both, ctx)
+    assert len(result.failures) == 4
+    assert {i.source for i in result.issues} == {"vitest", "jest"}
+
+
+def test_a_failing_exit_with_failures_shown_is_never_unread() -> None:
+    output, ctx, _ = load_capture("jest", "default-reporter")
+    # The summary cut off (a capped stream) still leaves the failures to read.
+    truncated = ToolOutput(output.stdout, (output.stderr or "").split("Test Suites:")[0], 1)
+    assert auto(truncated, ctx).recognized

@@ -1,0 +1,7 @@
+export function add(a, b) {
+  return a + b;
+}
+
+export function average(values) {
+  return values.reduce((sum, v) => sum + v, 0) / values.length;
+}
