@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Node tools for lintel's tests: yarn 1 and typescript-language-server in $LINTEL_TOOLS_DIR/npm, and the
+# Node tools for lintel's tests: yarn 1, pnpm and typescript-language-server in $LINTEL_TOOLS_DIR/npm, and the
 # node fixtures' own node_modules from their committed lock files. Each step runs only when it is needed.
 set -euo pipefail
 
@@ -20,10 +20,11 @@ quiet_npm=(--silent --no-audit --no-fund --no-update-notifier)
 # They go into a package folder of their own and only yarn and the language server are linked onto PATH:
 # a `tsc` on PATH would make lintel believe `npx --no-install tsc` can run in projects without typescript.
 PKG_DIR="$NPM_PREFIX/packages"
-packages=(yarn@1.22.22 typescript-language-server@5.3.0 typescript@5.9.3)
-linked=(yarn yarnpkg typescript-language-server)
+# pnpm 9 is the last line that runs on node 20 (10.33+ needs node 22.13): the pnpm tests' package manager.
+packages=(yarn@1.22.22 typescript-language-server@5.3.0 typescript@5.9.3 pnpm@9.15.9)
+linked=(yarn yarnpkg typescript-language-server pnpm)
 if [ ! -x "$PKG_DIR/node_modules/.bin/typescript-language-server" ] || [ ! -x "$PKG_DIR/node_modules/.bin/yarn" ] \
-  || [ ! -f "$PKG_DIR/node_modules/typescript/lib/tsserver.js" ]; then
+  || [ ! -x "$PKG_DIR/node_modules/.bin/pnpm" ] || [ ! -f "$PKG_DIR/node_modules/typescript/lib/tsserver.js" ]; then
   say "installing ${packages[*]} into $PKG_DIR"
   mkdir -p "$PKG_DIR"
   [ -f "$PKG_DIR/package.json" ] || echo '{"name": "lintel-tools", "private": true}' > "$PKG_DIR/package.json"

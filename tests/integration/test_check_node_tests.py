@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, run_tool
+from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, require_tool, run_tool
 
 FIXTURE = WORKSPACES / "node-tests"
 BIN = FIXTURE / "node_modules" / ".bin"
@@ -101,3 +101,33 @@ def test_jest_chained_or_bare(tmp_path: Path, script: str) -> None:
         ("multiply > two by three", "jest/calc.test.cjs", 11),
         ("a thrown error", "jest/calc.test.cjs", 16),
     }
+
+
+def test_a_pnpm_script_pattern_reports_the_failures_it_shows(tmp_path: Path) -> None:
+    """`pnpm run "/^test:.*/"` runs vitest and jest at once, each output line prefixed `. test:jest: `, and stops
+    both at the first failure (pnpm's default bail): whichever failures got printed come back, never not_checked.
+    With `--silent` (lintel's old argv) pnpm printed nothing of them at all."""
+    installed()
+    pnpm = require_tool("pnpm", "run scripts/setup-dev (installs pnpm 9 into the tools cache)")
+    root = copy_workspace("node-tests", tmp_path / "project")
+    manifest = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    manifest["scripts"] = {"test": 'pnpm run "/^test:.*/"', "test:unit": "vitest run", "test:jest": "jest"}
+    (root / "package.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    (root / "pnpm-lock.yaml").write_text("lockfileVersion: '9.0'\n", encoding="utf-8")  # lintel picks pnpm
+    by_hand = run_tool([pnpm, "run", "test"], cwd=root, env=QUIET)
+    assert by_hand.returncode == 1
+    assert ". test:jest: " in by_hand.stdout or ". test:unit: " in by_hand.stdout
+
+    code, report = lintel_json("check", str(root), "--only", "test")
+    [run] = report["runs"]
+    assert run["argv"] == ["pnpm", "run", "test"]
+    assert (run["status"], code) == ("findings", 1)
+    every = {
+        ("add > adds to five", "test/math.test.js", 10),
+        ("average > of nothing is zero", "test/math.test.js", 16),
+        ("multiply > two by three", "jest/calc.test.cjs", 11),
+        ("a thrown error", "jest/calc.test.cjs", 16),
+    }
+    shown = failures(report)
+    assert shown
+    assert shown <= every, shown

@@ -61,3 +61,16 @@ def test_a_failing_exit_with_failures_shown_is_never_unread() -> None:
     # The summary cut off (a capped stream) still leaves the failures to read.
     truncated = ToolOutput(output.stdout, (output.stderr or "").split("Test Suites:")[0], 1)
     assert auto(truncated, ctx).recognized
+
+
+def test_pnpms_per_script_prefixes_are_taken_off() -> None:
+    """`pnpm run "/^test:.*/"` (pnpm 9.15): vitest and jest at once, every line `. test:jest: `-prefixed,
+    blank lines dropped; pnpm stopped vitest when jest failed first, so only jest's failures were printed."""
+    output, ctx, _ = load_capture("jest", "pnpm-pattern")
+    assert ". test:jest:   ● multiply › two by three" in output.stdout
+    result = auto(output, ctx)
+    assert result.recognized
+    assert sorted((f.name, f.file, f.line) for f in result.failures) == [
+        ("a thrown error", "jest/calc.test.cjs", 16),
+        ("multiply > two by three", "jest/calc.test.cjs", 11),
+    ]

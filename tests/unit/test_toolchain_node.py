@@ -106,7 +106,7 @@ def test_no_check_is_per_file(tmp_path: Path) -> None:
     [
         ("npm", ("npm", "run", "--silent", "lint", "--", "--format", "json")),
         ("yarn", ("yarn", "--silent", "run", "lint", "--format", "json")),
-        ("pnpm", ("pnpm", "--silent", "run", "lint", "--format", "json")),
+        ("pnpm", ("pnpm", "run", "lint", "--format", "json")),
         ("bun", ("bun", "run", "--silent", "lint", "--format", "json")),
     ],
 )
@@ -128,7 +128,7 @@ def test_eslint_script_asked_for_json(tmp_path: Path, manager: str, argv: tuple[
     [
         ("npm", ("npm", "run", "--silent", "typecheck")),
         ("yarn", ("yarn", "--silent", "run", "typecheck")),
-        ("pnpm", ("pnpm", "--silent", "run", "typecheck")),
+        ("pnpm", ("pnpm", "run", "typecheck")),
         ("bun", ("bun", "run", "--silent", "typecheck")),
     ],
 )
@@ -183,7 +183,7 @@ def test_script_tool_names(tmp_path: Path) -> None:
     )
     lint = tool_for(project, "lint")
     # a chain of commands is run as written: flags would go to its last command
-    assert lint.argv == ("pnpm", "--silent", "run", "lint")
+    assert lint.argv == ("pnpm", "run", "lint")
     assert (lint.tool, lint.parser, lint.requires) == ("pnpm run lint", "node-lint-auto", ())
     assert lint.finding_codes == frozenset({1, 2})
     test = tool_for(project, "test")

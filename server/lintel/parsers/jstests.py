@@ -68,7 +68,7 @@ def vitest_failures(text: str, ctx: ParseContext) -> list[TestFailure]:
 #
 # A suite that fails to run has a block `● Test suite failed to run` instead. Paths are relative to jest's
 # rootDir, the cwd of a package's script.
-_JEST_SUITE = re.compile(r"^(?:FAIL)\s+(?P<file>\S+)(?:\s+\(.*\))?\s*$")
+_JEST_SUITE = re.compile(r"^FAIL\s+(?P<file>\S+)(?:\s+\(.*\))?\s*$")
 _JEST_TEST = re.compile(r"^  ● (?P<name>.+?)\s*$")
 _JEST_FRAME = re.compile(r"^\s+at .*?\(?(?P<file>[^\s():]+):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
 _JEST_END = re.compile(r"^(?:PASS|FAIL)\s+\S|^(?:Test Suites|Tests|Snapshots|Time):|^  ● ")

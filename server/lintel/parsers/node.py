@@ -41,8 +41,29 @@ _MAX_MESSAGE = 4000
 _NAME_SEPARATOR = " > "
 
 
+# pnpm's banner for each script it runs (`> pkg@1.0.0 test /w`, then `> vitest run`), at the start of a line.
+_PNPM_BANNER = re.compile(r"^> .*\n?", re.MULTILINE)
+# pnpm running several scripts at once announces each (`. test:unit$ vitest run`, `packages/a test$ jest`) and
+# puts `<dir> <script>: ` before every line the script prints.
+_PNPM_ANNOUNCED = re.compile(r"^(?P<prefix>\S+ [^\s$]+)\$ ", re.MULTILINE)
+
+
 def _clean(text: str) -> str:
-    return _ANSI.sub("", text).replace("\r\n", "\n")
+    """Colours off, `\n` line ends, pnpm's banners out and its per-script line prefixes taken off."""
+    text = _PNPM_BANNER.sub("", _ANSI.sub("", text).replace("\r\n", "\n"))
+    prefixes = {f"{m.group('prefix')}: " for m in _PNPM_ANNOUNCED.finditer(text)}
+    if not prefixes:
+        return text
+    return "\n".join(_unprefixed(line, prefixes) for line in text.split("\n"))
+
+
+def _unprefixed(line: str, prefixes: set[str]) -> str:
+    for prefix in prefixes:
+        if line.startswith(prefix):
+            return line[len(prefix) :]
+        if line == prefix.rstrip():
+            return ""
+    return line
 
 
 def _one_line(text: str) -> str:

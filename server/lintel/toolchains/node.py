@@ -292,12 +292,15 @@ def run_script_argv(manager: str, script: str, extra: tuple[str, ...] = (), *, b
 
     npm needs `--` before the script's arguments; yarn 1 forwards them as they are (and warns about
     `--`); pnpm 7+ forwards everything after the script name, `--` included; bun forwards them too.
-    yarn 2+ prints no banner and has no `--silent`.
+    yarn 2+ prints no banner and has no `--silent`. pnpm gets no `--silent` (nor `--loglevel`): the level
+    reaches the pnpm a script runs in turn, and a pnpm that runs several scripts at once (`pnpm run "/^test:.*/"`,
+    `-r`, `--parallel`) then prints none of their output (measured, pnpm 9.15); its banner lines (`> pkg@1.0.0
+    test /w`) are left to the parsers, which pass over them.
     """
     if manager == "yarn":
         return ("yarn", "run", script, *extra) if berry else ("yarn", "--silent", "run", script, *extra)
     if manager == "pnpm":
-        return ("pnpm", "--silent", "run", script, *extra)
+        return ("pnpm", "run", script, *extra)
     if manager == "bun":
         return ("bun", "run", "--silent", script, *extra)
     return ("npm", "run", "--silent", script, *(("--", *extra) if extra else ()))
