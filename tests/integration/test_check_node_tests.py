@@ -131,3 +131,18 @@ def test_a_pnpm_script_pattern_reports_the_failures_it_shows(tmp_path: Path) -> 
     shown = failures(report)
     assert shown
     assert shown <= every, shown
+
+
+@pytest.mark.parametrize("script", ["mocha mocha/", "npm run lint && mocha mocha/"])
+def test_mocha_chained_or_bare(tmp_path: Path, script: str) -> None:
+    installed()
+    require_path(BIN / "mocha", "run scripts/setup-dev (npm ci in tests/workspaces/node-tests)")
+    by_hand = json.loads(run_tool([str(BIN / "mocha"), "mocha/", "--reporter", "json"], cwd=FIXTURE, env=QUIET).stdout)
+    assert [(f["fullTitle"], Path(f["file"]).relative_to(FIXTURE).as_posix()) for f in by_hand["failures"]] == [
+        ("restock never goes below zero", "mocha/stock.test.cjs")
+    ]
+    code, report = lintel_json("check", str(with_test_script(tmp_path, script)), "--only", "test")
+    assert code == 1
+    [run] = report["runs"]
+    assert run["status"] == "findings"
+    assert failures(report) == {("restock > never goes below zero", "mocha/stock.test.cjs", 13)}

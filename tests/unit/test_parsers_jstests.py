@@ -74,3 +74,17 @@ def test_pnpms_per_script_prefixes_are_taken_off() -> None:
         ("a thrown error", "jest/calc.test.cjs", 16),
         ("multiply > two by three", "jest/calc.test.cjs", 11),
     ]
+
+
+def test_mochas_json_report_and_spec_reporter_agree() -> None:
+    spec, ctx, meta = load_capture("mocha", "spec-reporter")
+    report, _, _ = load_capture("mocha", "json")
+    assert meta["exit_code"] == 1  # mocha exits with the number of failed tests
+    from_spec, from_json = auto(spec, ctx), auto(report, ctx)
+    assert from_spec.recognized
+    assert from_json.recognized
+    expected = [("restock > never goes below zero", "mocha/stock.test.cjs", 13)]
+    assert [(f.name, f.file, f.line) for f in from_spec.failures] == expected
+    assert [(f.name, f.file, f.line) for f in from_json.failures] == expected
+    assert from_json.failures[0].message.startswith("stock cannot be negative")
+    assert from_spec.failures[0].message == "AssertionError [ERR_ASSERTION]: stock cannot be negative"

@@ -6,7 +6,8 @@ the runner printed for people. Pure functions over text already stripped of colo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from lintel.issues import ParseContext, TestFailure
 
@@ -117,3 +118,103 @@ def _until(lines: list[str], end: re.Pattern[str]) -> Iterator[str]:
         if end.match(line):
             return
         yield line
+
+
+# --------------------------------------------------------------------------------------------------
+# mocha (measured: mocha 12). `--reporter json`: {"stats": {...}, "tests": [...], "failures": [{"title":
+# "never goes below zero", "fullTitle": "restock never goes below zero", "file": "/w/mocha/stock.test.cjs",
+# "err": {"message": "...", "stack": "AssertionError ...\n    at Context.<anonymous> (mocha/stock.test.cjs:13:12)"}}]}
+# Its default `spec` reporter lists the failures after the summary, the suites one per line, then the test:
+#
+#     1) restock
+#          never goes below zero:
+#
+#         AssertionError [ERR_ASSERTION]: stock cannot be negative
+#         ...
+#         at Context.<anonymous> (mocha/stock.test.cjs:13:12)
+#
+# Stack paths are relative to the cwd. mocha exits with the number of failed tests (at most 255).
+_MOCHA_FAILURE = re.compile(r"^  (?P<number>\d+)\) (?P<title>.+?)(?P<colon>:)?\s*$")
+_MOCHA_TITLE = re.compile(r"^ {5,}(?P<title>\S.*?)(?P<colon>:)?\s*$")
+_MOCHA_FRAME = re.compile(r"^\s+at .*?\(?(?:file://)?(?P<file>[^\s():]+):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
+
+
+def is_mocha_report(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("stats"), dict) and isinstance(value.get("failures"), list)
+
+
+def mocha_report_failures(report: Mapping[str, Any], ctx: ParseContext) -> list[TestFailure]:
+    failures: list[TestFailure] = []
+    listed = report.get("failures")
+    for failed in listed if isinstance(listed, list) else []:
+        if not isinstance(failed, dict):
+            continue
+        title, full = str(failed.get("title") or "test"), str(failed.get("fullTitle") or "")
+        suites = full[: -len(title)].strip() if full.endswith(title) else ""
+        raw_err = failed.get("err")
+        err: Mapping[str, Any] = raw_err if isinstance(raw_err, dict) else {}
+        stack = str(err.get("stack") or "")
+        file = failed.get("file")
+        relative = ctx.relpath(file) if isinstance(file, str) and file else None
+        failures.append(
+            TestFailure(
+                name=NAME_SEPARATOR.join(p for p in (suites, title) if p),
+                message=_first_lines(str(err.get("message") or "") or stack) or "test failed",
+                file=relative,
+                line=_frame_in(stack.splitlines(), relative, ctx),
+                output=stack or None,
+            )
+        )
+    return failures
+
+
+def mocha_spec_failures(text: str, ctx: ParseContext) -> list[TestFailure]:
+    failures: list[TestFailure] = []
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        head = _MOCHA_FAILURE.match(line)
+        if head is None:
+            continue
+        names = [head.group("title")]
+        position = index + 1
+        ended = head.group("colon") is not None
+        while not ended and position < len(lines):
+            title = _MOCHA_TITLE.match(lines[position])
+            if title is None:
+                break
+            names.append(title.group("title"))
+            ended = title.group("colon") is not None
+            position += 1
+        if not ended:
+            continue  # a numbered line that is not a failure heading
+        block: list[str] = []
+        for following in lines[position:]:
+            if _MOCHA_FAILURE.match(following):
+                break
+            block.append(following)
+        body = [b.strip() for b in block if b.strip() and not _MOCHA_FRAME.match(b)]
+        frames = [m for m in map(_MOCHA_FRAME.match, block) if m and not m.group("file").startswith("node:")]
+        where = next((m for m in frames if "node_modules" not in m.group("file")), None)
+        failures.append(
+            TestFailure(
+                name=NAME_SEPARATOR.join(names),
+                message=body[0] if body else "test failed",
+                file=ctx.relpath(where.group("file")) if where else None,
+                line=int(where.group("line")) if where else None,
+                output="\n".join(block).strip() or None,
+            )
+        )
+    return failures
+
+
+def _first_lines(text: str, count: int = 3) -> str:
+    return "\n".join(line for line in text.strip().splitlines()[:count] if line.strip())
+
+
+def _frame_in(stack: list[str], file: str | None, ctx: ParseContext) -> int | None:
+    """The line of the first stack frame in `file` (the failing assertion in the test file)."""
+    for line in stack:
+        frame = _MOCHA_FRAME.match(line)
+        if frame is not None and file is not None and ctx.relpath(frame.group("file")) == file:
+            return int(frame.group("line"))
+    return None

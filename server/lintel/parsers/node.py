@@ -31,7 +31,13 @@ from lintel.parsers.jslint import (
     oxlint_report_issues,
     oxlint_text_issues,
 )
-from lintel.parsers.jstests import jest_failures, vitest_failures
+from lintel.parsers.jstests import (
+    is_mocha_report,
+    jest_failures,
+    mocha_report_failures,
+    mocha_spec_failures,
+    vitest_failures,
+)
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # How many places a JSON document may start at before we give up looking (a flood of `[`-lines is not eslint).
@@ -779,11 +785,20 @@ def parse_node_test_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     if found is not None:
         report = found.document.value
         return _test_report_result(report, output, ctx, _jest_or_vitest(report))
+    mocha = _find_json(output, "{", is_mocha_report)
+    if mocha is not None:
+        failures = mocha_report_failures(mocha.document.value, ctx)
+        recognized = bool(failures) or output.exit_code in (0, None)
+        return ParseResult([_failure_issue(f, "mocha") for f in failures], failures, recognized=recognized)
     result = parse_node_tap(output, ctx)
     # A script that chains steps before its runner (`lint && build && vitest run`) gets no JSON reporter: the
     # runners' default output is read from the mixed stream.
     text = _both_streams(output)
-    for source, failures in (("vitest", vitest_failures(text, ctx)), ("jest", jest_failures(text, ctx))):
+    for source, failures in (
+        ("vitest", vitest_failures(text, ctx)),
+        ("jest", jest_failures(text, ctx)),
+        ("mocha", mocha_spec_failures(text, ctx)),
+    ):
         result.failures.extend(failures)
         result.issues.extend(_failure_issue(failure, source) for failure in failures)
     if result.failures:

@@ -111,6 +111,15 @@ _KNOWN_TOOLS: Mapping[str, _KnownTool] = {
         parser="node-test-auto",
         finding_codes=_TEST_FINDINGS,
     ),
+    # mocha exits with the number of failed tests, at most 255.
+    "mocha": _KnownTool(
+        tool="mocha",
+        binary="mocha",
+        parseable_flags=("--reporter", "json"),
+        already_parseable=("--reporter", "-R", "--watch", "-w"),
+        parser="node-test-auto",
+        finding_codes=frozenset(range(1, 256)),
+    ),
     # node's own runner prints TAP when stdout is not a terminal (node 20) and flags cannot be appended
     # after its file arguments, so lintel adds none: a script that asks for another reporter is not read.
     "node --test": _KnownTool(
