@@ -37,12 +37,21 @@ for bin in "${linked[@]}"; do
 done
 
 # node_modules is current when the package manager's own record of the install is newer than the lock file.
+# node-linters and node-tests depend on packages with a native binary per platform (biome, oxlint, esbuild,
+# rollup): npm 11 writes their lock files without the other platforms' optional packages and then refuses them
+# in `npm ci` ("Missing: @biomejs/cli-darwin-arm64 from lock file"). `npm install --no-save` installs the locked
+# versions all the same and leaves the lock file as committed.
 for name in node node-linters node-tests; do
   node_ws="$ROOT/tests/workspaces/$name"
   if [ -f "$node_ws/package-lock.json" ] && { [ ! -f "$node_ws/node_modules/.package-lock.json" ] \
     || [ "$node_ws/package-lock.json" -nt "$node_ws/node_modules/.package-lock.json" ]; }; then
-    say "npm ci in tests/workspaces/$name"
-    (cd "$node_ws" && npm ci "${quiet_npm[@]}")
+    if [ "$name" = node ]; then
+      say "npm ci in tests/workspaces/$name"
+      (cd "$node_ws" && npm ci "${quiet_npm[@]}")
+    else
+      say "npm install --no-save in tests/workspaces/$name"
+      (cd "$node_ws" && npm install --no-save "${quiet_npm[@]}")
+    fi
   fi
 done
 
