@@ -108,3 +108,29 @@ def test_a_linter_lintel_cannot_read_passes_without_being_called_clean(tmp_path:
     assert run["status"] == "passed"
     assert code == 0
     assert "passed (output not parsed): node lint" in run_lintel("check", str(root), "--only", "lint").stdout
+
+
+def xo_by_hand() -> Counter[tuple[Any, ...]]:
+    proc = run_tool([str(BIN / "xo"), "--reporter=json", "src"], cwd=FIXTURE)
+    return Counter(
+        (Path(result["filePath"]).relative_to(FIXTURE).as_posix(), message["line"], message["ruleId"], "error")
+        for result in json.loads(proc.stdout)
+        for message in result["messages"]
+    )
+
+
+@pytest.mark.parametrize("script", ["xo src", "oxlint src && xo src"])
+def test_xo_bare_or_chained(tmp_path: Path, script: str) -> None:
+    installed()
+    require_path(BIN / "xo", "run scripts/setup-dev (npm install in tests/workspaces/node-linters)")
+    by_hand = xo_by_hand()
+    assert sum(by_hand.values()) == 24
+    code, report = lintel_json("check", str(with_lint_script(tmp_path, script)), "--only", "lint")
+    assert code == 1
+    [run] = report["runs"]
+    assert run["status"] == "findings"
+    # Bare, lintel adds --reporter=json (eslint's JSON: source eslint); chained, xo's own format is read.
+    xo = found(report, "xo") + found(report, "eslint")
+    assert xo == by_hand
+    if "&&" in script:
+        assert found(report, "oxlint") == oxlint_by_hand()

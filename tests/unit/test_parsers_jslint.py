@@ -79,3 +79,22 @@ def test_exit_zero_with_output_in_no_known_format_is_not_recognised() -> None:
     assert not auto(output, ctx).recognized
     quiet = ToolOutput("", 'npm warn Unknown user config "nodedir".\n', 0)
     assert auto(quiet, ctx).recognized  # silence (and npm's chatter) is a clean run
+
+
+def test_xos_default_output_gives_what_its_eslint_json_gives() -> None:
+    text, ctx, meta = load_capture("xo", "findings")
+    report, _, _ = load_capture("xo", "findings-json")
+    assert meta["exit_code"] == 1
+    from_text, from_json = auto(text, ctx), auto(report, ctx)
+    assert from_text.recognized
+    assert len(from_text.issues) == 24
+    # The JSON is eslint's (source `eslint`); xo's own format drops eslint's quotes from the messages.
+    assert [k[:5] for k in keys(from_text.issues)] == [k[:5] for k in keys(from_json.issues)]
+    assert {i.source for i in from_text.issues} == {"xo"}
+    debugger = next(i for i in from_text.issues if i.rule == "no-debugger")
+    assert (debugger.file, debugger.line, debugger.column, debugger.message) == (
+        "src/cart.js",
+        8,
+        7,
+        "Unexpected debugger statement.",
+    )

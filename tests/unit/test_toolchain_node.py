@@ -224,7 +224,15 @@ def test_known_tool_detection() -> None:
     assert known("./node_modules/.bin/eslint src") is not None
     assert known("eslint . | tee out") is None
     assert known("eslint $DIRS") is None
-    assert known("mocha") is None
+    assert {known(tool).tool for tool in ("mocha", "oxlint src", "biome lint src", "xo", "vitest run", "jest")} == {
+        "mocha",
+        "oxlint",
+        "biome",
+        "xo",
+        "vitest",
+        "jest",
+    }
+    assert known("ava") is None
     assert known("node scripts/lint.js") is None
     assert known("echo 'unbalanced") is None
 

@@ -91,6 +91,48 @@ def _oxlint_issue(
 
 
 # --------------------------------------------------------------------------------------------------
+# xo (measured: xo 0.60). `--reporter=json` is eslint's JSON (read as eslint's); its default output is its
+# "pretty" format, a file header then one line per problem, the rule last:
+#
+#   src/cart.js:2:9
+#   ✖   2:10  readFileSync is defined but never used. Allowed unused vars must match /^_/u.  no-unused-vars
+#   ⚠   9:3   Unexpected console statement.                                                 no-console
+#
+#   24 errors
+# The messages lose eslint's quotes (`'{'` becomes `{`). xo exits 1 when there are errors.
+_XO_FILE = re.compile(r"^  (?P<file>[^\s:][^:]*?):\d+:\d+\s*$")
+_XO_ENTRY = re.compile(
+    r"^  (?P<mark>[✖⚠×‼])\s+(?P<line>\d+):(?P<col>\d+)\s+(?P<message>.+?)(?:\s{2,}(?P<rule>\S+))?\s*$"
+)
+
+
+def xo_text_issues(text: str, ctx: ParseContext) -> Iterator[Issue]:
+    file: str | None = None
+    for line in text.splitlines():
+        header = _XO_FILE.match(line)
+        if header is not None:
+            file = ctx.relpath(header.group("file"))
+            continue
+        entry = _XO_ENTRY.match(line) if file is not None else None
+        if entry is None:
+            if not line.strip():
+                continue
+            if not line.startswith("  "):
+                file = None  # the summary (`24 errors`) or another tool's output
+            continue
+        yield make_issue(
+            kind="lint",
+            message=entry.group("message"),
+            source="xo",
+            severity="warning" if entry.group("mark") in "⚠‼" else "error",
+            file=file,
+            line=int(entry.group("line")),
+            column=int(entry.group("col")),
+            rule=entry.group("rule"),
+        )
+
+
+# --------------------------------------------------------------------------------------------------
 # biome (measured: biome 2.6)
 
 # `--reporter=json`:

@@ -30,6 +30,7 @@ from lintel.parsers.jslint import (
     is_oxlint_report,
     oxlint_report_issues,
     oxlint_text_issues,
+    xo_text_issues,
 )
 from lintel.parsers.jstests import (
     is_mocha_report,
@@ -836,5 +837,6 @@ def parse_node_lint_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     issues.extend(_stylish_issues(text, ctx))
     issues.extend(oxlint_text_issues(text, ctx))
     issues.extend(biome_text_issues(text, ctx))
+    issues.extend(xo_text_issues(text, ctx))
     recognized = found_any or bool(issues) or _clean_exit(output, text)
     return ParseResult(issues=issues, recognized=recognized)

@@ -78,6 +78,15 @@ _KNOWN_TOOLS: Mapping[str, _KnownTool] = {
         parser="node-lint-auto",
         finding_codes=frozenset({1}),
     ),
+    # xo's JSON is eslint's; it exits 1 with errors.
+    "xo": _KnownTool(
+        tool="xo",
+        binary="xo",
+        parseable_flags=("--reporter=json",),
+        already_parseable=("--reporter",),
+        parser="node-lint-auto",
+        finding_codes=frozenset({1}),
+    ),
     "tsc": _KnownTool(
         tool="tsc",
         binary="tsc",
