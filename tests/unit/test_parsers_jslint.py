@@ -98,3 +98,12 @@ def test_xos_default_output_gives_what_its_eslint_json_gives() -> None:
         7,
         "Unexpected debugger statement.",
     )
+
+
+def test_oxlints_output_when_ci_is_set() -> None:
+    """With CI set oxlint draws its frames in Unicode (`╭─[src/cart.js:2:10]`) and in colour, NO_COLOR or not."""
+    output, ctx, meta = load_capture("oxlint", "findings-ci")
+    assert "CI=true" in meta["command"]
+    assert "╭─[" in output.stdout
+    report, _, _ = load_capture("oxlint", "findings-json")
+    assert keys(auto(output, ctx).issues) == keys(auto(report, ctx).issues)

@@ -20,13 +20,14 @@ from lintel.issues import Issue, ParseContext, Severity, make_issue
 #       "severity": "warning", "filename": "src/cart.js",
 #       "labels": [{"span": {"offset": 219, "length": 9, "line": 8, "column": 7}}]}],
 #     "number_of_files": 2, "number_of_rules": 96, ... }
-# Default output, a header then the location a few lines below:
+# Default output, a header then the location a few lines below (with CI set: `⚠` and `╭─[`, in colour):
 #     ! eslint(no-debugger): `debugger` statement is not allowed
 #      ,-[src/cart.js:8:7]
 # `x` (or `×`) marks an error, `!` (or `⚠`) a warning. Paths are relative to the cwd. It exits 0 with
 # warnings only, 1 with errors.
 _OXLINT_HEADER = re.compile(r"^\s*(?P<mark>[x×!⚠]) (?P<code>[\w@/.-]+(?:\([\w@/.-]+\))?): (?P<message>.+)$")
-_OXLINT_LOCATION = re.compile(r"^\s*,-\[(?P<file>.+?):(?P<line>\d+):(?P<col>\d+)\]$")
+# ASCII frames (`,-[`) in a plain terminal or pipe; Unicode ones (`╭─[`), and colours, when CI is set.
+_OXLINT_LOCATION = re.compile(r"^\s*(?:,-|╭─)\[(?P<file>.+?):(?P<line>\d+):(?P<col>\d+)\]$")
 _OXLINT_LOOKAHEAD = 3  # the location line follows the header at once (a blank line at most in between)
 
 
