@@ -74,6 +74,20 @@ def test_a_script_chaining_lint_and_build_before_vitest_reports_vitests_failures
     assert code == 1
 
 
+def test_a_pnpm_project_whose_test_chains_lint_build_and_vitest(tmp_path: Path) -> None:
+    """The shape of the report: `pnpm lint && pnpm build && pnpm vitest run` under pnpm."""
+    installed()
+    require_tool("pnpm", "run scripts/setup-dev (installs pnpm 9 into the tools cache)")
+    expected = vitest_truth()
+    root = with_test_script(tmp_path, "pnpm lint && pnpm build && pnpm vitest run")
+    (root / "pnpm-lock.yaml").write_text("lockfileVersion: '9.0'\n", encoding="utf-8")  # lintel picks pnpm
+    code, report = lintel_json("check", str(root), "--only", "test")
+    [run] = report["runs"]
+    assert run["argv"] == ["pnpm", "run", "test"]
+    assert (run["status"], code) == ("findings", 1)
+    assert failures(report) == expected
+
+
 def test_the_bare_vitest_script_gets_the_json_reporter_and_the_same_failures(tmp_path: Path) -> None:
     installed()
     expected = vitest_truth()
