@@ -88,3 +88,18 @@ def test_mochas_json_report_and_spec_reporter_agree() -> None:
     assert [(f.name, f.file, f.line) for f in from_json.failures] == expected
     assert from_json.failures[0].message.startswith("stock cannot be negative")
     assert from_spec.failures[0].message == "AssertionError [ERR_ASSERTION]: stock cannot be negative"
+
+
+def test_nodes_spec_reporter_the_default_from_node_23() -> None:
+    """node 24's `node --test` on tests/workspaces/node prints its spec reporter even into a pipe."""
+    output, ctx, meta = load_capture("node-test", "spec-reporter")
+    assert meta["tool_version"].startswith("v24.")
+    result = auto(output, ctx)
+    assert result.recognized
+    [failure] = result.failures
+    assert (failure.name, failure.file, failure.line) == ("multiply multiplies two numbers", "src/math.test.js", 11)
+    assert failure.message == "AssertionError [ERR_ASSERTION]: multiply(3, 4) should be 12"
+    # What node 20 prints into a pipe (TAP) gives the same failure.
+    tap, tap_ctx, _ = load_capture("node-test", "node-tap")
+    [from_tap] = auto(tap, tap_ctx).failures
+    assert (from_tap.file, from_tap.line) == (failure.file, failure.line)

@@ -218,3 +218,48 @@ def _frame_in(stack: list[str], file: str | None, ctx: ParseContext) -> int | No
         if frame is not None and file is not None and ctx.relpath(frame.group("file")) == file:
             return int(frame.group("line"))
     return None
+
+
+# --------------------------------------------------------------------------------------------------
+# node's test runner, its `spec` reporter: the default from node 23 on, also when stdout is not a terminal
+# (node 20 and 22 print TAP there, read by node.py). Measured with node 24.21; after the run, a summary:
+#
+#   ✖ failing tests:
+#
+#   test at src/math.test.js:10:1
+#   ✖ multiply multiplies two numbers (0.671736ms)
+#     AssertionError [ERR_ASSERTION]: multiply(3, 4) should be 12
+#     ...
+#         at TestContext.<anonymous> (file:///w/src/math.test.js:11:10)
+_SPEC_FAILING = re.compile(r"^✖ failing tests:\s*$")
+_SPEC_AT = re.compile(r"^test at (?P<file>.+?):(?P<line>\d+):(?P<col>\d+)\s*$")
+_SPEC_NAME = re.compile(r"^✖ (?P<name>.+?)(?: \([\d.]+m?s\))?\s*$")
+
+
+def node_spec_failures(text: str, ctx: ParseContext) -> list[TestFailure]:
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if _SPEC_FAILING.match(line)), None)
+    if start is None:
+        return []
+    failures: list[TestFailure] = []
+    index = start + 1
+    while index < len(lines):
+        at = _SPEC_AT.match(lines[index])
+        name = _SPEC_NAME.match(lines[index + 1]) if at is not None and index + 1 < len(lines) else None
+        if at is None or name is None:
+            index += 1
+            continue
+        block = list(_until(lines[index + 2 :], _SPEC_AT))
+        file = ctx.relpath(at.group("file"))
+        body = [b.strip() for b in block if b.strip() and not _MOCHA_FRAME.match(b)]
+        failures.append(
+            TestFailure(
+                name=name.group("name"),
+                message=body[0] if body else "test failed",
+                file=file,
+                line=_frame_in(block, file, ctx) or int(at.group("line")),
+                output="\n".join(block).strip() or None,
+            )
+        )
+        index += 2 + len(block)
+    return failures

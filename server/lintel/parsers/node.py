@@ -37,6 +37,7 @@ from lintel.parsers.jstests import (
     jest_failures,
     mocha_report_failures,
     mocha_spec_failures,
+    node_spec_failures,
     vitest_failures,
 )
 
@@ -799,6 +800,7 @@ def parse_node_test_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
         ("vitest", vitest_failures(text, ctx)),
         ("jest", jest_failures(text, ctx)),
         ("mocha", mocha_spec_failures(text, ctx)),
+        ("node --test", node_spec_failures(text, ctx)),
     ):
         result.failures.extend(failures)
         result.issues.extend(_failure_issue(failure, source) for failure in failures)
