@@ -40,7 +40,8 @@ export interface RunResult {
   output: string;
   issues: Issue[];
   failures?: TestFailure[];
-  status?: 'clean' | 'findings' | 'not_checked';
+  // passed: the tool said all is well but lintel could not read its output (never shown as clean).
+  status?: 'clean' | 'passed' | 'findings' | 'not_checked';
   reason?: string | null;
 }
 
@@ -81,6 +82,9 @@ export function summary(result: RunResult): string {
     const errors = result.issues.filter((i) => i.severity === 'error').length;
     const detail = errors > 0 && errors < result.issues.length ? `, ${plural(errors, 'error')}` : '';
     return `${head}: ${plural(result.issues.length, 'issue')}${detail}${time}`;
+  }
+  if (result.status === 'passed') {
+    return `${head}: passed (output not parsed)${time}`;
   }
   const word = result.check === 'test' ? 'passed' : result.ok ? 'clean' : 'failed';
   return `${head}: ${word}${time}`;
