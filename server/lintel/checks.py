@@ -372,7 +372,7 @@ async def run_planned(
     elif proc.exit_code in spec.ok_codes:
         # The tool's own verdict: it ran and exited as it does when all is well.
         result.status = "findings" if issues or result.failures else "clean"
-        if result.status == "clean" and not parsed.recognized and proc.stdout.strip():
+        if result.status == "clean" and not parsed.recognized and (proc.stdout.strip() or proc.stderr.strip()):
             result.status = "passed"
             result.reason = f"{spec.tool} exited {proc.exit_code}; its output was not parsed (see the output)"
             log.info("%s exited %s but its output was not understood", spec.tool, proc.exit_code)
