@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -170,3 +171,23 @@ def test_a_users_test_command_is_not_labelled_as_the_default_script(tmp_path: Pa
     config = LintelConfig.model_validate({"languages": {"node": {"test": ["npx", "vitest", "run"]}}})
     planned = plan_check(project, "test", config, tmp_path)
     assert planned.spec.tool == "npx vitest"
+
+
+@pytest.mark.parametrize("stream", [">&1", ">&2"])
+async def test_exit_zero_with_output_no_parser_reads_is_passed_not_clean(tmp_path: Path, stream: str) -> None:
+    """An unknown linter behind a `lint` script: its warnings on stdout or stderr, exit 0 (CONTRACT §8)."""
+    project = Project(language="node", root=tmp_path, markers=("package.json",))
+    spec = ToolSpec(
+        check="lint",
+        tool="sh",
+        argv=("sh", "-c", f"echo 'a.js 3 warn no-console Unexpected console statement' {stream}"),
+        parser="node-lint-auto",
+        kind="lint",
+    )
+    planned = PlannedCheck(project, spec, (resolve_binary("sh", project_root=tmp_path),))
+    result = await run_planned(planned, workspace=tmp_path, timeout=30)
+    assert (result.status, result.ok, result.issues) == ("passed", True, [])
+    quiet = PlannedCheck(
+        project, dataclasses.replace(spec, argv=("true",)), (resolve_binary("true", project_root=tmp_path),)
+    )
+    assert (await run_planned(quiet, workspace=tmp_path, timeout=30)).status == "clean"  # silence is clean
