@@ -813,7 +813,7 @@ def parse_node_test_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
 
 def parse_node_lint_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     """A `lint` or `typecheck` script's output: the JSON reports of eslint, oxlint and biome, and the text of
-    tsc, eslint's compact and stylish formats, oxlint's and biome's default output.
+    tsc, eslint's compact and stylish formats, and the default output of oxlint, biome and xo.
 
     A script may chain tools (`eslint . && tsc`, `oxlint && biome lint`), so every format found is kept. Exit 0
     with nothing but package-manager chatter is a clean run; exit 0 with output in no known format is not
