@@ -10,7 +10,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from lintel.issues import ParseContext
@@ -66,17 +66,28 @@ def tool_path() -> str:
     return os.pathsep.join([*parts, os.environ.get("PATH", "")])
 
 
+REQUIRE_TOOLS = "LINTEL_REQUIRE_TOOLS"  # set to 1 (.ci/run does): a missing tool fails its test instead of skipping it
+
+
+def missing_tool(reason: str) -> NoReturn:
+    """Skip a test whose tool is not installed, saying which and how to get it; under LINTEL_REQUIRE_TOOLS=1 fail
+    it instead, so a set-up that did not install a tool can never leave CI green."""
+    if os.environ.get(REQUIRE_TOOLS) == "1":
+        pytest.fail(f"{reason} — {REQUIRE_TOOLS}=1 requires every tool the tests drive", pytrace=False)
+    pytest.skip(reason)
+
+
 def require_tool(name: str, hint: str = "run scripts/setup-dev") -> str:
-    """The tool's path, or skip the test saying which tool is missing and how to get it."""
+    """The tool's path, or skip (fail under LINTEL_REQUIRE_TOOLS=1) saying which tool is missing and how to get it."""
     found = shutil.which(name, path=tool_path())
     if not found:
-        pytest.skip(f"{name} is not installed ({hint})")
+        missing_tool(f"{name} is not installed ({hint})")
     return found
 
 
 def require_path(path: Path, hint: str = "run scripts/setup-dev") -> Path:
     if not path.exists():
-        pytest.skip(f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path} is missing ({hint})")
+        missing_tool(f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path} is missing ({hint})")
     return path
 
 

@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
-from tests.helpers import TOOLS_DIR, column_in, copy_workspace, require_tool, tool_path
+from tests.helpers import TOOLS_DIR, column_in, copy_workspace, missing_tool, require_tool, tool_path
 
 SERVER_COMMAND = [sys.executable, "-m", "lintel", "serve"]
 CLIENTS = ("visual-studio-code", "neovim")
@@ -65,7 +64,7 @@ def require_rust_analyzer() -> str:
     probe = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60, check=False)
     if probe.returncode != 0:
         first = (probe.stderr or probe.stdout).strip().splitlines()[:1]
-        pytest.skip(
+        missing_tool(
             f"rust-analyzer is not installed ({first[0] if first else 'exit ' + str(probe.returncode)}; {hint})"
         )
     return path

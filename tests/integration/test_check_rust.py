@@ -18,7 +18,16 @@ from lintel.checks import run_check
 from lintel.config import LintelConfig
 from lintel.detect import detect
 
-from tests.helpers import WORKSPACES, copy_workspace, finding_keys, lintel_json, require_tool, run_tool, tool_path
+from tests.helpers import (
+    WORKSPACES,
+    copy_workspace,
+    finding_keys,
+    lintel_json,
+    missing_tool,
+    require_tool,
+    run_tool,
+    tool_path,
+)
 
 FIXTURE = WORKSPACES / "rust"
 CLIPPY = ["cargo", "clippy", "--all-targets", "--message-format=json"]
@@ -32,7 +41,7 @@ def require_component(*argv: str) -> None:
     require_tool("cargo", "install Rust with rustup")
     proc = run_tool(["cargo", *argv, "--version"], cwd=FIXTURE, timeout=60)
     if proc.returncode != 0:
-        pytest.skip(f"cargo {argv[0]} is not installed (rustup component add {argv[0]}): {proc.stderr.strip()}")
+        missing_tool(f"cargo {argv[0]} is not installed (rustup component add {argv[0]}): {proc.stderr.strip()}")
 
 
 def by_hand(argv: list[str], cwd: Path) -> Counter[tuple[Any, ...]]:

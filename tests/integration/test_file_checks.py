@@ -24,7 +24,7 @@ from lintel.parsers.base import ToolOutput
 from lintel.process import ProcessResult, run_process
 from lintel.toolchains import FileCheckName, ToolSpec, file_scope, formatter_for, resolve_binary
 
-from tests.helpers import WORKSPACES, lintel_json, require_path, require_tool, run_tool
+from tests.helpers import WORKSPACES, lintel_json, missing_tool, require_path, require_tool, run_tool
 
 PYTHON = WORKSPACES / "python"
 NODE = WORKSPACES / "node"
@@ -71,7 +71,7 @@ def run_spec(spec: ToolSpec, project: Project, workspace: Path, stdin: str | Non
             name, project_root=project.root, workspace_root=workspace, local_only=spec.binary == "npx" and name != "npx"
         )
         if not resolved.found:
-            pytest.skip(f"{name} is not installed ({spec.install_hint})")
+            missing_tool(f"{name} is not installed ({spec.install_hint})")
     binary = resolve_binary(spec.binary, project_root=project.root, workspace_root=workspace).path
     assert binary is not None
     return asyncio.run(
@@ -343,7 +343,7 @@ def require_component(component: str) -> None:
     require_tool("cargo", "install Rust with rustup")
     proc = run_tool(["cargo", component, "--version"], cwd=RUST, timeout=60)
     if proc.returncode != 0:
-        pytest.skip(f"cargo {component} is not installed (rustup component add {component})")
+        missing_tool(f"cargo {component} is not installed (rustup component add {component})")
 
 
 @pytest.mark.tool("cargo")

@@ -19,14 +19,13 @@ from lintel.config import LintelConfig, validate
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from tests.helpers import REPO, WORKSPACES
+from tests.helpers import REPO, WORKSPACES, missing_tool
 
 EXTENSION = REPO / "editors" / "vscode"
 PACKAGE_JSON = EXTENSION / "package.json"
 CLIENT_SETTINGS = {"lintel.server.path", "lintel.server.interpreter", "lintel.trace.server"}
 
-_missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-pytestmark = pytest.mark.skipif(bool(_missing), reason=f"{', '.join(_missing)} not found: install Node.js 20+")
+pytestmark = pytest.mark.tool("node", "npm")
 
 
 def run(argv: list[str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -193,7 +192,7 @@ def drive(extension: Path, workspace: Path, trusted: bool, user_settings: dict[s
 @pytest.fixture
 def python_workspace(tmp_path: Path) -> Path:
     if shutil.which("pytest") is None or shutil.which("ruff") is None:
-        pytest.skip("pytest/ruff not on PATH (run scripts/setup-dev)")
+        missing_tool("pytest/ruff not on PATH (run scripts/setup-dev)")
     target = tmp_path / "python"
     shutil.copytree(WORKSPACES / "python", target, ignore=shutil.ignore_patterns(".pytest_cache", ".ruff_cache"))
     return target
