@@ -57,23 +57,15 @@ def oxlint_report_issues(report: Mapping[str, Any], ctx: ParseContext) -> list[I
 
 
 def oxlint_text_issues(text: str, ctx: ParseContext) -> Iterator[Issue]:
-    lines = text.splitlines()
-    for index, line in enumerate(lines):
-        header = _OXLINT_HEADER.match(line)
-        if header is None:
-            continue
-        for following in lines[index + 1 : index + 1 + _OXLINT_LOOKAHEAD]:
-            location = _OXLINT_LOCATION.match(following)
-            if location is not None:
-                yield _oxlint_issue(
-                    header.group("code"),
-                    header.group("message").strip(),
-                    "error" if header.group("mark") in "x×" else "warning",
-                    ctx.relpath(location.group("file")),
-                    int(location.group("line")),
-                    int(location.group("col")),
-                )
-                break
+    for header, location in _paired(text, _OXLINT_HEADER, _OXLINT_LOCATION, _OXLINT_LOOKAHEAD):
+        yield _oxlint_issue(
+            header.group("code"),
+            header.group("message").strip(),
+            "error" if header.group("mark") in "x×" else "warning",
+            ctx.relpath(location.group("file")),
+            int(location.group("line")),
+            int(location.group("col")),
+        )
 
 
 def _oxlint_issue(
@@ -184,24 +176,33 @@ def biome_report_issues(report: Mapping[str, Any], ctx: ParseContext) -> list[Is
 
 
 def biome_text_issues(text: str, ctx: ParseContext) -> Iterator[Issue]:
+    for header, message in _paired(text, _BIOME_HEADER, _BIOME_MESSAGE, _BIOME_LOOKAHEAD):
+        yield make_issue(
+            kind="lint",
+            message=message.group("message").strip(),
+            source="biome",
+            severity=_BIOME_SEVERITY.get(message.group("mark"), "info"),
+            file=ctx.relpath(header.group("file")),
+            line=int(header.group("line")),
+            column=int(header.group("col")),
+            rule=header.group("category"),
+        )
+
+
+def _paired(
+    text: str, header: re.Pattern[str], partner: re.Pattern[str], lookahead: int
+) -> Iterator[tuple[re.Match[str], re.Match[str]]]:
+    """Each line `header` matches, with the first of the next `lookahead` lines that `partner` matches (both
+    linters print a finding as a header and, a line or two below, the rest of what lintel needs)."""
     lines = text.splitlines()
     for index, line in enumerate(lines):
-        header = _BIOME_HEADER.match(line)
-        if header is None:
+        head = header.match(line)
+        if head is None:
             continue
-        for following in lines[index + 1 : index + 1 + _BIOME_LOOKAHEAD]:
-            message = _BIOME_MESSAGE.match(following)
-            if message is not None:
-                yield make_issue(
-                    kind="lint",
-                    message=message.group("message").strip(),
-                    source="biome",
-                    severity=_BIOME_SEVERITY.get(message.group("mark"), "info"),
-                    file=ctx.relpath(header.group("file")),
-                    line=int(header.group("line")),
-                    column=int(header.group("col")),
-                    rule=header.group("category"),
-                )
+        for following in lines[index + 1 : index + 1 + lookahead]:
+            found = partner.match(following)
+            if found is not None:
+                yield head, found
                 break
 
 
