@@ -29,8 +29,9 @@ import workloads
 from harness import Server
 from lintel import __version__ as lintel_version
 from lintel.detect import nearest_project
-from lintel.toolchains import file_scope
 from lsprotocol import types
+
+from tests.helpers import file_scope
 
 TARGETS = {
     "overhead_ms": 15.0,

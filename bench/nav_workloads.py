@@ -10,8 +10,6 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from lintel.detect import Language
-
 REPO = Path(__file__).resolve().parent.parent
 WORKSPACES = REPO / "tests" / "workspaces"
 _NOT_COPIED = shutil.ignore_patterns("target", "node_modules", ".ruff_cache", ".pytest_cache", ".mypy_cache")
@@ -35,7 +33,7 @@ class Ask:
 class NavWorkload:
     name: str  # as the table shows it
     workspace: str  # tests/workspaces/<workspace>
-    language: Language
+    language: str
     binary: str  # what must be on PATH
     ready: Ask  # a definition asked until its answer lands in `ready_in`: the server has loaded the workspace
     ready_in: str

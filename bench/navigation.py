@@ -86,8 +86,9 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lintel import __version__ as lintel_version
+from lintel.languages import LANGUAGES, ServerSpec
 from lintel.proxy.client import child_capabilities
-from lintel.proxy.servers import SERVERS, resolve_command, server_root
+from lintel.proxy.servers import resolve_command, server_root
 from lsprotocol.converters import get_converter
 from lsprotocol.types import ClientCapabilities
 from nav_workloads import METHODS, REPO, WORKLOADS, Ask, NavWorkload, characters, columns, copy_workspace, position
@@ -241,6 +242,12 @@ class Rpc:
 
 
 # -- /proc ---------------------------------------------------------------------------------------------------
+
+
+def _server(language: str) -> ServerSpec:
+    server = LANGUAGES[language].server
+    assert server is not None, f"{language} has a language server"
+    return server
 
 
 def _stat(pid: int) -> list[str] | None:
@@ -469,8 +476,8 @@ async def burst(side: Side, asks: Sequence[Ask], total: int, inflight: int) -> t
 
 def child_command(workload: NavWorkload, root: Path) -> tuple[list[str], Path]:
     """The argv and root lintel would start the workload's server with (its own resolution, on PATH)."""
-    child_root = server_root(workload.language, root / workload.ready.file, root)
-    command = resolve_command(SERVERS[workload.language], project_root=child_root, workspace_root=root)
+    child_root = server_root(LANGUAGES[workload.language], root / workload.ready.file, root)
+    command = resolve_command(LANGUAGES[workload.language], project_root=child_root, workspace_root=root)
     if command.argv is None:
         raise RuntimeError(command.missing_message)
     return list(command.argv), child_root
@@ -521,7 +528,7 @@ async def start_direct(
                 "rootPath": str(child_root),
                 "workspaceFolders": [{"uri": child_root.as_uri(), "name": child_root.name}],
                 "capabilities": get_converter().unstructure(child_capabilities(capabilities, encoding)),  # type: ignore[arg-type]
-                "initializationOptions": SERVERS[workload.language].initialization_options,
+                "initializationOptions": _server(workload.language).initialization_options,
             },
         )
         await rpc.notify("initialized", {})
@@ -922,10 +929,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="lintel-nav-bench-") as scratch:
         for name in args.servers:
             workload = WORKLOADS[name]
-            spec = SERVERS[workload.language]
+            spec = LANGUAGES[workload.language]
             probe = resolve_command(spec, project_root=Path(scratch), workspace_root=Path(scratch))
             if probe.argv is None or Path(probe.argv[0]).name != workload.binary:
-                results["skipped"][name] = f"{workload.binary} not found ({spec.install_hint})"
+                results["skipped"][name] = f"{workload.binary} not found ({_server(workload.language).install_hint})"
                 print(f"skipped {name}: {results['skipped'][name]}", file=sys.stderr)
                 continue
             root = copy_workspace(workload.workspace, Path(scratch) / workload.workspace)

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 import pytest
 from lintel.issues import ParseContext
+from lintel.languages import LANGUAGES, CheckName, FileCheckName, FileScope, Project, ToolSpec
 from lintel.parsers.base import ToolOutput
 
 REPO = Path(__file__).resolve().parent.parent
@@ -173,3 +174,20 @@ def truncated_capture(
 def finding_keys(issues: Iterable[Mapping[str, Any]]) -> Counter[tuple[Any, ...]]:
     """A multiset of (file, line, rule) for comparing lintel's findings with a tool's own."""
     return Counter((i.get("file"), i.get("line"), i.get("rule")) for i in issues)
+
+
+def make_project(language: str, root: Path, markers: tuple[str, ...] = (), **facts: Any) -> Project:
+    """A built-in language's project at `root`, without detection (package_manager=, scripts= for node)."""
+    return Project(LANGUAGES[language], root, markers, **facts)
+
+
+def tool_for(project: Project, check: CheckName) -> ToolSpec:
+    return project.spec.tool_for(project, check)
+
+
+def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin: bool) -> FileScope:
+    return project.spec.file_scope(project, check, file, use_stdin)
+
+
+def formatter_for(project: Project, file: Path) -> ToolSpec | None:
+    return project.spec.formatter_for(project, file)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lintel.config import LintelConfig, clamp_timeout
-from lintel.detect import Project, detect
+from lintel.detect import detect
 from lintel.issues import (
     SEVERITY_RANK,
     Issue,
@@ -24,24 +24,13 @@ from lintel.issues import (
     finalize_issues,
     make_issue,
 )
+from lintel.languages import FILES_PLACEHOLDER, REPORT_PLACEHOLDER, CheckName, Project, ToolSpec
+from lintel.languages.binaries import Resolved, not_found_message, override_argv, resolve_binary
+from lintel.languages.user import project_files, registry_for, scope_to_file
 from lintel.parsers import get_parser
 from lintel.parsers.base import ToolOutput
-from lintel.process import ProcessStartError, run_process
-from lintel.proxy.servers import SERVERS, resolve_command
-from lintel.toolchains import (
-    CHECKS,
-    REPORT_PLACEHOLDER,
-    CheckName,
-    FileScope,
-    Resolved,
-    ToolSpec,
-    file_scope,
-    install_dirs,
-    not_found_message,
-    override_argv,
-    resolve_binary,
-    tool_for,
-)
+from lintel.process import ProcessResult, ProcessStartError, run_process
+from lintel.proxy.servers import resolve_command
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +183,8 @@ class PlannedCheck:
 def plan_check(project: Project, check: CheckName, config: LintelConfig, workspace: Path) -> PlannedCheck:
     """The project-wide command for `check`, with the user's argv override applied."""
     settings = config.languages.get(project.language)
-    return plan_spec(project, override_argv(tool_for(project, check), settings.argv_for(check)), config, workspace)
+    spec = override_argv(project.spec.tool_for(project, check), settings.argv_for(check))
+    return plan_spec(project, spec, config, workspace)
 
 
 def plan_spec(project: Project, spec: ToolSpec, config: LintelConfig, workspace: Path) -> PlannedCheck:
@@ -209,7 +199,7 @@ def plan_spec(project: Project, spec: ToolSpec, config: LintelConfig, workspace:
             workspace_root=workspace,
             setting=settings.binaries.get(name),
             local_only=via_npx and index > 0,
-            install_dirs=install_dirs(project.language),
+            install_dirs=project.spec.install_dirs(),
         )
         for index, name in enumerate((spec.binary, *spec.requires))
     )
@@ -259,14 +249,18 @@ async def run_file_check(
 ) -> RunResult | None:
     """`check` scoped to one file (CONTRACT §6): on the file where the tool allows it, else on its package,
     crate or project keeping only that file's findings. With `text`, the unsaved content goes on stdin
-    when the tool reads stdin; with `require_stdin` a tool that cannot read it is not run (None)."""
+    when the tool reads stdin; with `require_stdin` a tool that cannot read it is not run (None), nor is a
+    check the project's language has no command for."""
+    if check not in project.spec.checks:
+        return None  # a language the user declared without this check
     workspace = workspace.resolve()
     settings = config.languages.get(project.language)
     override = settings.argv_for(check)
     if override:
-        scope = FileScope(spec=override_argv(tool_for(project, check), override), filter_to_file=True, stdin=False)
+        # The user's command: given the file where it says `{files}`, else run whole for the file's findings.
+        scope = scope_to_file(override_argv(project.spec.tool_for(project, check), override), project, file)
     else:
-        scope = file_scope(project, check, file, use_stdin=text is not None)
+        scope = project.spec.file_scope(project, check, file, text is not None)
     if require_stdin and not scope.stdin:
         return None  # the tool cannot see unsaved text: checking the saved file would describe other content
     result = await run_planned(
@@ -294,33 +288,31 @@ async def run_planned(
 ) -> RunResult:
     """Run a planned command and turn what it did into a RunResult (status, reason, issues, failures)."""
     project, spec = planned.project, planned.spec
-    check = spec.check
-    seconds = timeout
     argv = [*spec.argv, *extra_args]
     result = RunResult(
-        language=project.language,
-        check=check,
-        tool=spec.tool,
-        argv=argv,
-        cwd=project.root,
-        status="not_checked",
+        language=project.language, check=spec.check, tool=spec.tool, argv=argv, cwd=project.root, status="not_checked"
     )
     missing = planned.missing
     if missing is not None:
-        result.reason = not_found_message(check, missing.name, spec.install_hint, proxy_only=missing.proxy_only)
+        result.reason = not_found_message(spec.check, missing.name, spec.install_hint, proxy_only=missing.proxy_only)
         result.output = result.reason
-        log.info("%s %s not checked: %s (tried %s)", project.language, check, result.reason, missing.tried)
+        log.info("%s %s not checked: %s (tried %s)", project.language, spec.check, result.reason, missing.tried)
         return result
+    if FILES_PLACEHOLDER in argv:
+        files = project_files(project)
+        if not files:
+            result.status, result.reason = "clean", f"no {project.language} files in {project.root}"
+            return result
+        argv = [part for arg in argv for part in (files if arg == FILES_PLACEHOLDER else [arg])]
     result.binary = planned.binaries[0].path
     log.info(
         "%s %s: %s (binary %s via %s)",
         project.language,
-        check,
+        spec.check,
         " ".join(argv),
         result.binary,
         planned.binaries[0].via,
     )
-
     # The user's environment, with only what the parsers need on top (plain text) and defaults it lacks.
     run_env = {**spec.env_defaults, **os.environ, **_QUIET_ENV, **spec.env, **(env or {})}
     # A scratch directory only for tools that write a report file (pytest's junit XML): making one costs
@@ -328,23 +320,35 @@ async def run_planned(
     wants_report = REPORT_PLACEHOLDER in argv
     with tempfile.TemporaryDirectory(prefix="lintel-") if wants_report else contextlib.nullcontext("") as scratch:
         report_path = Path(scratch) / "report"
-        exec_argv = [result.binary or argv[0], *argv[1:]]
-        exec_argv = [str(report_path) if a == REPORT_PLACEHOLDER else a for a in exec_argv]
         # What ran, as the user would type it: the placeholder becomes the report path it stood for.
-        result.argv = [str(report_path) if a == REPORT_PLACEHOLDER else a for a in result.argv]
+        argv = [str(report_path) if a == REPORT_PLACEHOLDER else a for a in argv]
+        result.argv = argv
         try:
             proc = await run_process(
-                exec_argv, cwd=project.root, env=run_env, timeout=seconds, on_start=on_start, stdin=stdin
+                [result.binary or argv[0], *argv[1:]],
+                cwd=project.root,
+                env=run_env,
+                timeout=timeout,
+                on_start=on_start,
+                stdin=stdin,
             )
         except ProcessStartError as exc:
             # Resolution found the binary, so this is a race (removed since) or a broken file/cwd.
-            result.reason = f"{check}: {exc}"
+            result.reason = f"{spec.check}: {exc}"
             if exc.errno == errno.ENOENT and spec.install_hint:
                 result.reason += f" — install it with: {spec.install_hint}"
             result.output = result.reason
             return result
         report = _read_report(report_path) if wants_report else None
+    _interpret(result, proc, report, planned, workspace, timeout)
+    return result
 
+
+def _interpret(
+    result: RunResult, proc: ProcessResult, report: str | None, planned: PlannedCheck, workspace: Path, seconds: float
+) -> None:
+    """What the run said: its output parsed into issues and failures, and the status its exit code gives."""
+    project, spec = planned.project, planned.spec
     result.exit_code = proc.exit_code
     result.stdout = proc.stdout
     result.timed_out = proc.timed_out
@@ -357,18 +361,11 @@ async def run_planned(
     )
     issues = list(parsed.issues)
     result.failures = list(parsed.failures)
-
     if proc.timed_out:
         result.status = "not_checked"
         result.reason = f"{spec.tool} timed out after {seconds:g}s"
-        issues.append(
-            make_issue(
-                kind="timeout",
-                message=f"{check}: {spec.tool} timed out after {seconds:g}s",
-                source=spec.tool,
-                severity="error",
-            )
-        )
+        message = f"{spec.check}: {spec.tool} timed out after {seconds:g}s"
+        issues.append(make_issue(kind="timeout", message=message, source=spec.tool, severity="error"))
     elif proc.exit_code in spec.ok_codes:
         # The tool's own verdict: it ran and exited as it does when all is well.
         result.status = "findings" if issues or result.failures else "clean"
@@ -388,7 +385,6 @@ async def run_planned(
     if proc.truncated and result.status != "not_checked":
         log.warning("%s output was truncated; findings may be incomplete", spec.tool)
     result.issues = sort_issues(finalize_issues(issues, SourceLines(workspace)))
-    return result
 
 
 def _read_report(path: Path, limit: int = 20 * 1024 * 1024) -> str | None:
@@ -436,14 +432,16 @@ async def run_checks(
                 on_done(result)
             return result
 
-    return list(await asyncio.gather(*(one(p, c) for p in projects for c in checks)))
+    # A check a language declares no command for (a user's language without `typecheck`) is not run.
+    pairs = [(p, c) for p in projects for c in checks if c in p.spec.checks]
+    return list(await asyncio.gather(*(one(p, c) for p, c in pairs)))
 
 
 def _navigation_server(project: Project, config: LintelConfig, root: Path) -> dict[str, Any]:
     """The language server the editor's navigation would go to for this project, and whether it was found."""
     settings = config.languages.get(project.language)
     command = resolve_command(
-        SERVERS[project.language],
+        project.spec,
         project_root=project.root,
         workspace_root=root,
         override=settings.server,
@@ -460,9 +458,9 @@ def _navigation_server(project: Project, config: LintelConfig, root: Path) -> di
 def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
     """What `lintel detect --json` and the `lintel.detect` command show: projects, argv, binaries."""
     projects = []
-    for project in detect(root):
+    for project in detect(root, registry_for(config)):
         checks: dict[str, Any] = {}
-        for check in CHECKS:
+        for check in project.spec.checks:
             planned = plan_check(project, check, config, root)
             checks[check] = {
                 "tool": planned.spec.tool,
@@ -478,7 +476,7 @@ def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
             "checks": checks,
             "navigation": _navigation_server(project, config, root),
         }
-        if project.language == "node":
+        if project.package_manager is not None:
             entry["packageManager"] = project.package_manager
             entry["scripts"] = dict(project.scripts)
         projects.append(entry)

@@ -15,10 +15,11 @@ from lintel import __version__
 from lintel.baseline import load_baseline
 from lintel.checks import RunResult, Status, dedupe_issues, detect_document, run_checks, sort_issues
 from lintel.config import LintelConfig, ValidatorConfig, load_config
-from lintel.detect import DetectionError, Project, detect, normalize_language, select_projects
+from lintel.detect import DetectionError, detect, normalize_language, select_projects
 from lintel.issues import Severity
+from lintel.languages import CHECKS, CheckName, Project
+from lintel.languages.user import registry_for
 from lintel.report import RENDERERS, CheckReport
-from lintel.toolchains import CHECKS, CheckName
 from lintel.validators import ValidateResult, run_validators
 
 EXIT_OK = 0
@@ -54,7 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"comma-separated checks: {','.join(ONLY_CHOICES)} "
         f"(default: {DEFAULT_ONLY}, plus validators when configured)",
     )
-    check.add_argument("--language", help="check only this project type (go, rust, node, python)")
+    check.add_argument(
+        "--language", help="check only this project type (go, rust, node, python, or one lintel.toml declares)"
+    )
     check.add_argument("--format", dest="fmt", default="text", choices=sorted(RENDERERS), help="output format")
     check.add_argument("--output", help="write the report (in --format) to this file and print text on stdout")
     check.add_argument(
@@ -181,7 +184,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print("lintel: --only validators: no validators configured", file=sys.stderr)
     checks = [c for c in CHECKS if c in only]
     try:
-        projects = select_projects(detect(root), args.language) if checks else []
+        languages = registry_for(config)
+        projects = select_projects(detect(root, languages), args.language, languages) if checks else []
     except DetectionError as exc:
         if validators and args.language is None:
             projects = []  # a workspace without markers can still run its validators
@@ -212,14 +216,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_detect(args: argparse.Namespace) -> int:
     root = _workspace(args.path)
-    document = detect_document(root, _config(root))
+    config = _config(root)
+    document = detect_document(root, config)
     if args.json:
         print(json.dumps(document, indent=2, ensure_ascii=False))
         return EXIT_OK
     if not document["projects"]:
         print(
             "no supported project detected in workspace root (found markers: none) "
-            "— lintel supports go, rust, node, python"
+            f"— lintel supports {', '.join(registry_for(config).names)}"
         )
         return EXIT_OK
     for project in document["projects"]:

@@ -8,21 +8,21 @@ from __future__ import annotations
 
 import copy
 import logging
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+from lintel.languages import LANGUAGES, CheckName
+from lintel.parsers import is_known_parser, parser_names
+from lintel.tomlread import TOML_ERRORS, parse_toml
 
 log = logging.getLogger(__name__)
+
+BUILTIN_NAMES = frozenset(LANGUAGES.names)
 
 MIN_TIMEOUT = 1.0
 MAX_TIMEOUT = 1800.0
@@ -45,14 +45,18 @@ class Timeouts(_Model):
 
 
 class LanguageSettings(_Model):
-    """Per-language overrides: a check's whole argv, binaries by name, the language server's argv."""
+    """Per-language overrides: a check's whole argv, its parser, binaries by name, the language server's argv."""
 
     lint: list[str] | None = None
     typecheck: list[str] | None = None
     test: list[str] | None = None
     format: list[str] | None = None
+    # The parser for a check's output, by check: any name from lintel.parsers (`custom` reads anything).
+    parser: dict[CheckName, str] = Field(default_factory=dict)
     binaries: dict[str, str] = Field(default_factory=dict)
     server: list[str] | None = None
+    # Where the language comes in the detection order (built-in: go 10, rust 20, node 30, python 40).
+    order: int | None = None
 
     @field_validator("lint", "typecheck", "test", "format", "server")
     @classmethod
@@ -61,20 +65,71 @@ class LanguageSettings(_Model):
             raise ValueError("an argv must be a non-empty list of non-empty strings")
         return value
 
+    @field_validator("parser")
+    @classmethod
+    def _known_parsers(cls, value: dict[CheckName, str]) -> dict[CheckName, str]:
+        unknown = sorted(name for name in value.values() if not is_known_parser(name))
+        if unknown:
+            raise ValueError(f"unknown parser {', '.join(unknown)} (known: {', '.join(parser_names())})")
+        return value
+
     def argv_for(self, check: str) -> list[str] | None:
         value: list[str] | None = getattr(self, check, None)
         return value
 
 
+class UserLanguageSettings(LanguageSettings):
+    """A language lintel has no module for, declared whole in configuration (`[languages.<name>]`)."""
+
+    # Files whose presence makes a folder a project root (`pom.xml`; shell patterns like `*.sh` allowed).
+    markers: list[str] = Field(min_length=1)
+    # The language's files by suffix (`.sh` or `sh`); lint on save and navigation follow them.
+    extensions: list[str] = Field(min_length=1)
+    # The LSP language ids of its files (what an editor calls them); the language's name by default.
+    language_ids: list[str] | None = None
+    # Shown when a check's binary is missing.
+    install_hint: str = ""
+
+    @field_validator("markers", "extensions")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        if not all(part.strip() and "/" not in part for part in value):
+            raise ValueError("must be non-empty file names, without `/`")
+        return value
+
+    @field_validator("extensions")
+    @classmethod
+    def _suffixes(cls, value: list[str]) -> list[str]:
+        return ["." + part.strip().lstrip(".").lower() for part in value]
+
+
 class Languages(_Model):
+    """The built-in languages' overrides by name; any other name declares a language of the user's."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, UserLanguageSettings]
+
     go: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
     rust: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
     node: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
     python: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
 
+    @model_validator(mode="before")
+    @classmethod
+    def _lower_case_names(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return {key.strip().lower() if isinstance(key, str) else key: value for key, value in data.items()}
+        return data
+
     def get(self, language: str) -> LanguageSettings:
-        settings: LanguageSettings = getattr(self, language, LanguageSettings())
-        return settings
+        settings: LanguageSettings | None = getattr(self, language, None) if language in BUILTIN_NAMES else None
+        if settings is None:
+            settings = self.user_defined().get(language)
+        return settings if settings is not None else LanguageSettings()
+
+    def user_defined(self) -> dict[str, UserLanguageSettings]:
+        """The languages the user declared, by name."""
+        return dict(self.__pydantic_extra__ or {})
 
 
 class EditorSettings(_Model):
@@ -216,8 +271,8 @@ def read_file_config(root: Path) -> tuple[dict[str, Any], list[ConfigProblem], l
         if not path.is_file():
             continue
         try:
-            document: Any = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            document: Any = parse_toml(path)
+        except TOML_ERRORS as exc:
             problems.append(ConfigProblem("(file)", f"cannot read {name}: {exc}", name))
             continue
         for key in table:

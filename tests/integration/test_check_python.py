@@ -8,11 +8,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from lintel.detect import Project
-from lintel.toolchains.base import CheckName
-from lintel.toolchains.python import tool_for
+from lintel.languages import CheckName
 
-from tests.helpers import WORKSPACES, finding_keys, lintel_json, require_tool, run_tool
+from tests.helpers import WORKSPACES, finding_keys, lintel_json, make_project, require_tool, run_tool, tool_for
 
 FIXTURE = WORKSPACES / "python"
 PYRIGHT_FIXTURE = WORKSPACES / "python-pyright"
@@ -21,7 +19,7 @@ Key = tuple[Any, ...]
 
 def argv(root: Path, check: CheckName) -> list[str]:
     """The command lintel runs for this check, so the hand-run baseline is the same command."""
-    spec = tool_for(Project("python", root, ("pyproject.toml",)), check)
+    spec = tool_for(make_project("python", root, ("pyproject.toml",)), check)
     return list(spec.argv)
 
 

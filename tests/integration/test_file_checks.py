@@ -17,14 +17,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.detect import Project, detect
+from lintel.detect import detect
 from lintel.issues import Issue, ParseContext
+from lintel.languages import FileCheckName, Project, ToolSpec
+from lintel.languages.binaries import resolve_binary
 from lintel.parsers import get_parser
 from lintel.parsers.base import ToolOutput
 from lintel.process import ProcessResult, run_process
-from lintel.toolchains import FileCheckName, ToolSpec, file_scope, formatter_for, resolve_binary
 
-from tests.helpers import WORKSPACES, lintel_json, missing_tool, require_path, require_tool, run_tool
+from tests.helpers import (
+    WORKSPACES,
+    file_scope,
+    formatter_for,
+    lintel_json,
+    missing_tool,
+    require_path,
+    require_tool,
+    run_tool,
+)
 
 PYTHON = WORKSPACES / "python"
 NODE = WORKSPACES / "node"

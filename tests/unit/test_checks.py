@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 from lintel.checks import PlannedCheck, dedupe_issues, failure_tail, plan_check, run_planned
 from lintel.config import LintelConfig
-from lintel.detect import Project, detect
+from lintel.detect import detect
 from lintel.issues import make_issue
-from lintel.toolchains import ToolSpec, not_found_message, resolve_binary
-from lintel.toolchains.base import command_label
+from lintel.languages import ToolSpec
+from lintel.languages.binaries import command_label, not_found_message, resolve_binary
+
+from tests.helpers import make_project
 
 
 def executable(path: Path) -> Path:
@@ -82,13 +84,12 @@ def test_npx_tools_must_be_installed_in_the_project(tmp_path: Path, monkeypatch:
 
 
 def _env_echo(tmp_path: Path) -> PlannedCheck:
-    project = Project(language="node", root=tmp_path, markers=("package.json",))
+    project = make_project("node", root=tmp_path, markers=("package.json",))
     spec = ToolSpec(
         check="test",
         tool="sh",
         argv=("sh", "-c", 'echo "CI=$CI FORCE_COLOR=$FORCE_COLOR RUST_BACKTRACE=$RUST_BACKTRACE"'),
         parser="custom",
-        kind="test",
         env={"FORCE_COLOR": "0"},
         env_defaults={"CI": "true"},
     )
@@ -176,13 +177,12 @@ def test_a_users_test_command_is_not_labelled_as_the_default_script(tmp_path: Pa
 @pytest.mark.parametrize("stream", [">&1", ">&2"])
 async def test_exit_zero_with_output_no_parser_reads_is_passed_not_clean(tmp_path: Path, stream: str) -> None:
     """An unknown linter behind a `lint` script: its warnings on stdout or stderr, exit 0 (CONTRACT §8)."""
-    project = Project(language="node", root=tmp_path, markers=("package.json",))
+    project = make_project("node", root=tmp_path, markers=("package.json",))
     spec = ToolSpec(
         check="lint",
         tool="sh",
         argv=("sh", "-c", f"echo 'a.js 3 warn no-console Unexpected console statement' {stream}"),
         parser="node-lint-auto",
-        kind="lint",
     )
     planned = PlannedCheck(project, spec, (resolve_binary("sh", project_root=tmp_path),))
     result = await run_planned(planned, workspace=tmp_path, timeout=30)

@@ -10,9 +10,9 @@ from lintel.detect import (
     detect,
     is_inside,
     nearest_project,
-    node_package_manager,
     select_projects,
 )
+from lintel.languages.node import node_package_manager
 
 from tests.helpers import WORKSPACES
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.detect import Language
 from lintel.proxy.client import ChildFailed, ChildSpec, ChildState
 from lintel.proxy.manager import ChildKey, Manager, RestartPolicy
 from lintel.proxy.servers import Command
@@ -18,7 +17,7 @@ from lintel.server.positions import Unit
 from lsprotocol import types
 
 ROOT = Path("/work/project")
-SUFFIXES: dict[str, Language] = {".go": "go", ".ts": "node", ".py": "python"}
+SUFFIXES: dict[str, str] = {".go": "go", ".ts": "node", ".py": "python"}
 
 
 class FakeChild:
@@ -98,18 +97,18 @@ class FakeChild:
 @dataclass
 class Hooks:
     is_trusted: bool = True
-    missing: set[Language] = field(default_factory=set)
+    missing: set[str] = field(default_factory=set)
     documents: dict[str, types.TextDocumentItem] = field(default_factory=dict)
     told: list[tuple[str, str]] = field(default_factory=list)
     encoding: Unit = "utf-16"
     removed: set[Path] = field(default_factory=set)  # roots whose workspace folder is gone
-    argv: dict[Language, tuple[str, ...]] = field(default_factory=dict)  # configured server commands
+    argv: dict[str, tuple[str, ...]] = field(default_factory=dict)  # configured server commands
     running: list[str] = field(default_factory=list)  # the ids of children as they were started
 
     def trusted(self) -> bool:
         return self.is_trusted
 
-    def locate(self, uri: str) -> tuple[Language, Path | None] | None:
+    def locate(self, uri: str) -> tuple[str, Path | None] | None:
         path = Path(uri.removeprefix("file://"))
         language = SUFFIXES.get(path.suffix)
         if language is None:

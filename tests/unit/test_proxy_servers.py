@@ -6,7 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from lintel.proxy.servers import SERVERS, resolve_command, server_root
+from lintel.languages import LANGUAGES
+from lintel.languages.go import GOPLS_VERSION
+from lintel.proxy.servers import resolve_command, server_root
 
 
 def touch(path: Path, text: str = "") -> Path:
@@ -19,46 +21,49 @@ def test_go_work_above_go_mod_is_the_root(tmp_path: Path) -> None:
     touch(tmp_path / "go.work")
     file = touch(tmp_path / "svc" / "api" / "main.go")
     touch(tmp_path / "svc" / "go.mod")
-    assert server_root("go", file, tmp_path) == tmp_path
+    assert server_root(LANGUAGES["go"], file, tmp_path) == tmp_path
     (tmp_path / "go.work").unlink()
-    assert server_root("go", file, tmp_path) == tmp_path / "svc"
+    assert server_root(LANGUAGES["go"], file, tmp_path) == tmp_path / "svc"
 
 
 def test_the_cargo_workspace_root_owns_its_crates(tmp_path: Path) -> None:
     touch(tmp_path / "Cargo.toml", '[workspace]\nmembers = ["crates/*"]\n')
     touch(tmp_path / "crates" / "one" / "Cargo.toml", '[package]\nname = "one"\n')
     file = touch(tmp_path / "crates" / "one" / "src" / "lib.rs")
-    assert server_root("rust", file, tmp_path) == tmp_path
+    assert server_root(LANGUAGES["rust"], file, tmp_path) == tmp_path
     touch(tmp_path / "Cargo.toml", '[package]\nname = "top"\n')  # no [workspace]: the crate is its own root
-    assert server_root("rust", file, tmp_path) == tmp_path / "crates" / "one"
+    assert server_root(LANGUAGES["rust"], file, tmp_path) == tmp_path / "crates" / "one"
 
 
 def test_node_and_python_take_the_nearest_marker(tmp_path: Path) -> None:
     touch(tmp_path / "go.mod")
     touch(tmp_path / "web" / "package.json", "{}")
     touch(tmp_path / "web" / "app" / "tsconfig.json", "{}")
-    assert server_root("node", touch(tmp_path / "web" / "app" / "src" / "a.ts"), tmp_path) == tmp_path / "web" / "app"
-    assert server_root("node", touch(tmp_path / "web" / "b.js"), tmp_path) == tmp_path / "web"
+    assert (
+        server_root(LANGUAGES["node"], touch(tmp_path / "web" / "app" / "src" / "a.ts"), tmp_path)
+        == tmp_path / "web" / "app"
+    )
+    assert server_root(LANGUAGES["node"], touch(tmp_path / "web" / "b.js"), tmp_path) == tmp_path / "web"
     touch(tmp_path / "tools" / "pyproject.toml")
-    assert server_root("python", touch(tmp_path / "tools" / "pkg" / "m.py"), tmp_path) == tmp_path / "tools"
+    assert server_root(LANGUAGES["python"], touch(tmp_path / "tools" / "pkg" / "m.py"), tmp_path) == tmp_path / "tools"
 
 
 def test_without_a_marker_the_workspace_folder_is_the_root(tmp_path: Path) -> None:
-    assert server_root("python", touch(tmp_path / "loose" / "x.py"), tmp_path) == tmp_path
+    assert server_root(LANGUAGES["python"], touch(tmp_path / "loose" / "x.py"), tmp_path) == tmp_path
     outside = touch(tmp_path.parent / f"{tmp_path.name}-outside" / "y.py")
-    assert server_root("python", outside, tmp_path) == tmp_path.resolve()
+    assert server_root(LANGUAGES["python"], outside, tmp_path) == tmp_path.resolve()
 
 
 def test_python_prefers_basedpyright_then_pyright(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bin_dir = tmp_path / ".venv" / "bin"
     for name in ("pyright-langserver", "basedpyright-langserver"):
         touch(bin_dir / name, "#!/bin/sh\n").chmod(0o755)
-    command = resolve_command(SERVERS["python"], project_root=tmp_path, workspace_root=tmp_path)
+    command = resolve_command(LANGUAGES["python"], project_root=tmp_path, workspace_root=tmp_path)
     assert command.argv == (str(bin_dir / "basedpyright-langserver"), "--stdio")
     (bin_dir / "basedpyright-langserver").unlink()
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.setattr("sys.executable", str(tmp_path / "no-venv" / "python"))
-    command = resolve_command(SERVERS["python"], project_root=tmp_path, workspace_root=tmp_path)
+    command = resolve_command(LANGUAGES["python"], project_root=tmp_path, workspace_root=tmp_path)
     assert command.argv == (str(bin_dir / "pyright-langserver"), "--stdio")
 
 
@@ -67,16 +72,16 @@ def test_a_configured_argv_wins_and_a_missing_binary_says_how_to_install(
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.setattr("sys.executable", str(tmp_path / "no-venv" / "python"))
-    missing = resolve_command(SERVERS["go"], project_root=tmp_path, workspace_root=tmp_path)
+    missing = resolve_command(LANGUAGES["go"], project_root=tmp_path, workspace_root=tmp_path)
     assert missing.argv is None
     assert missing.missing_message == (
-        "navigation: gopls: not found on PATH — install it with: go install golang.org/x/tools/gopls@latest"
+        "navigation: gopls: not found on PATH — install it with: go install golang.org/x/tools/gopls@" + GOPLS_VERSION
     )
     own = touch(tmp_path / "bin" / "my-gopls", "#!/bin/sh\n")
     own.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     command = resolve_command(
-        SERVERS["go"], project_root=tmp_path, workspace_root=tmp_path, override=["my-gopls", "-remote=auto"]
+        LANGUAGES["go"], project_root=tmp_path, workspace_root=tmp_path, override=["my-gopls", "-remote=auto"]
     )
     assert command.argv == (str(own), "-remote=auto")
     assert os.access(command.argv[0], os.X_OK)

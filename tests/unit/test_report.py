@@ -5,13 +5,14 @@ from pathlib import Path
 
 import pytest
 from lintel.checks import RunResult, compose_output
-from lintel.detect import Project
 from lintel.issues import make_issue
 from lintel.report import RENDERERS, CheckReport
 
+from tests.helpers import make_project
+
 
 def report(tmp_path: Path, *, not_checked: bool = False) -> CheckReport:
-    project = Project("python", tmp_path, ("pyproject.toml",))
+    project = make_project("python", tmp_path, ("pyproject.toml",))
     issues = [
         make_issue(kind="lint", message="unused\n  import", source="ruff", file="a.py", line=3, column=1, rule="F401"),
         make_issue(kind="typecheck", message="bad type", source="mypy", file="b.py", line=9, severity="warning"),

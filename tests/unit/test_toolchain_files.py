@@ -7,18 +7,19 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from lintel.detect import Project
+from lintel.languages import FileCheckName, FileScope, Project, project_relpath
+from lintel.languages import rust as rust_toolchain
 from lintel.parsers import is_known_parser
-from lintel.toolchains import FileCheckName, FileScope, file_scope, formatter_for, project_relpath, tool_for
-from lintel.toolchains import rust as rust_toolchain
+
+from tests.helpers import file_scope, formatter_for, make_project, tool_for
 
 ROOT = Path("/ws")
-PYTHON = Project(language="python", root=ROOT, markers=("pyproject.toml",))
-GO = Project(language="go", root=ROOT, markers=("go.mod",))
-RUST = Project(language="rust", root=ROOT, markers=("Cargo.toml",))
-NODE = Project(language="node", root=ROOT, markers=("package.json",), package_manager="npm", scripts={})
-NODE_LINT_SCRIPT = Project(
-    language="node",
+PYTHON = make_project("python", root=ROOT, markers=("pyproject.toml",))
+GO = make_project("go", root=ROOT, markers=("go.mod",))
+RUST = make_project("rust", root=ROOT, markers=("Cargo.toml",))
+NODE = make_project("node", root=ROOT, markers=("package.json",), package_manager="npm", scripts={})
+NODE_LINT_SCRIPT = make_project(
+    "node",
     root=ROOT,
     markers=("package.json",),
     package_manager="yarn",
@@ -167,7 +168,7 @@ def test_rust_lint_is_the_crate_wide_clippy_run_filtered(use_stdin: bool) -> Non
 @pytest.mark.parametrize("use_stdin", [False, True])
 def test_rust_format_check_runs_rustfmt_on_the_file_with_the_manifests_edition(tmp_path: Path, use_stdin: bool) -> None:
     write(tmp_path / "Cargo.toml", '[package]\nname = "x"\nversion = "0.1.0"\nedition = "2024"\n')
-    project = Project(language="rust", root=tmp_path, markers=("Cargo.toml",))
+    project = make_project("rust", root=tmp_path, markers=("Cargo.toml",))
     scope = file_scope(project, "format", tmp_path / "src" / "lib.rs", use_stdin=use_stdin)
     argv = ("rustfmt", "--check", "--edition", "2024", "--color", "never", "src/lib.rs")
     assert (scope.spec.argv, scope.filter_to_file, scope.stdin) == (argv, True, False)
@@ -184,7 +185,7 @@ def test_rust_format_check_runs_rustfmt_on_the_file_with_the_manifests_edition(t
 
 def test_rust_formatter_passes_the_edition(tmp_path: Path) -> None:
     write(tmp_path / "Cargo.toml", '[package]\nname = "x"\nedition = "2018"\n')
-    project = Project(language="rust", root=tmp_path, markers=("Cargo.toml",))
+    project = make_project("rust", root=tmp_path, markers=("Cargo.toml",))
     spec = formatter_for(project, tmp_path / "src" / "main.rs")
     assert spec is not None
     assert spec.argv == ("rustfmt", "--edition", "2018")
@@ -226,7 +227,7 @@ def test_rust_formatter_passes_the_edition(tmp_path: Path) -> None:
 def test_rust_edition_follows_cargo(tmp_path: Path, manifests: dict[str, str], file: str, edition: str) -> None:
     for name, text in manifests.items():
         write(tmp_path / name, text)
-    project = Project(language="rust", root=tmp_path, markers=("Cargo.toml",))
+    project = make_project("rust", root=tmp_path, markers=("Cargo.toml",))
     assert rust_toolchain.edition(project, tmp_path / file) == edition
 
 
@@ -234,7 +235,7 @@ def test_rust_edition_ignores_manifests_above_the_project(tmp_path: Path) -> Non
     write(tmp_path / "Cargo.toml", '[package]\nname = "outer"\nedition = "2018"\n')
     inner = tmp_path / "inner"
     inner.mkdir()
-    project = Project(language="rust", root=inner, markers=())
+    project = make_project("rust", root=inner, markers=())
     assert rust_toolchain.edition(project, inner / "src" / "lib.rs") == "2021"
 
 
@@ -247,7 +248,6 @@ def test_rust_edition_ignores_manifests_above_the_project(tmp_path: Path) -> Non
 def test_scopes_are_the_checks_own_kind_and_parser(project: Project, check: FileCheckName, use_stdin: bool) -> None:
     scope = file_scope(project, check, ROOT / "src" / "x", use_stdin=use_stdin)
     assert scope.spec.check == check
-    assert scope.spec.kind == check
     assert is_known_parser(scope.spec.parser)
     assert scope.spec.parser == tool_for(project, check).parser
     # Only tools that read stdin say so, and only when asked.
@@ -262,7 +262,7 @@ def test_scopes_are_the_checks_own_kind_and_parser(project: Project, check: File
 def test_formatters_read_stdin_and_report_failure_as_custom(project: Project, file: str) -> None:
     spec = formatter_for(project, ROOT / file)
     assert spec is not None
-    assert (spec.check, spec.kind, spec.parser) == ("format", "format", "custom")
+    assert (spec.check, spec.parser) == ("format", "custom")
     assert spec.ok_codes == frozenset({0})
     assert spec.finding_codes == frozenset()  # a formatter that fails found nothing: it failed
     assert spec.install_hint == tool_for(project, "format").install_hint
@@ -278,7 +278,7 @@ def test_unknown_file_check_is_refused(project: Project) -> None:
 
 
 def test_relpath_is_posix_and_relative_to_the_project_root() -> None:
-    project = Project(language="python", root=ROOT / "svc", markers=("pyproject.toml",))
+    project = make_project("python", root=ROOT / "svc", markers=("pyproject.toml",))
     assert project_relpath(project, ROOT / "svc" / "pkg" / "a.py") == "pkg/a.py"
     assert project_relpath(project, ROOT / "svc" / "a.py") == "a.py"
 
@@ -294,7 +294,7 @@ def test_relpath_through_a_symlink_to_the_resolved_root(tmp_path: Path) -> None:
     (real / "pkg").mkdir(parents=True)
     (real / "pkg" / "a.py").write_text("", encoding="utf-8")
     (tmp_path / "link").symlink_to(real)
-    project = Project(language="python", root=real, markers=("pyproject.toml",))
+    project = make_project("python", root=real, markers=("pyproject.toml",))
     assert project_relpath(project, tmp_path / "link" / "pkg" / "a.py") == "pkg/a.py"
 
 

@@ -7,14 +7,15 @@ import re
 from pathlib import Path
 
 import pytest
-from lintel.detect import Project, detect
+from lintel.detect import detect
+from lintel.languages import CHECKS
+from lintel.languages import go as go_toolchain
+from lintel.languages.binaries import not_found_message
 from lintel.parsers import is_known_parser
-from lintel.toolchains import CHECKS, not_found_message, tool_for
-from lintel.toolchains import go as go_toolchain
 
-from tests.helpers import REPO, WORKSPACES
+from tests.helpers import REPO, WORKSPACES, make_project, tool_for
 
-PROJECT = Project(language="go", root=Path("/ws"), markers=("go.mod",))
+PROJECT = make_project("go", root=Path("/ws"), markers=("go.mod",))
 GOLANGCI_ARGV = (
     "golangci-lint",
     "run",
@@ -52,9 +53,7 @@ def test_commands(check: str, argv: tuple[str, ...], tool: str, parser: str, kin
     assert spec.tool == tool
     assert spec.parser == parser
     assert is_known_parser(spec.parser)
-    assert spec.kind == kind
     assert spec.requires == ()
-    assert not spec.per_file  # every Go check runs on the whole module
 
 
 @pytest.mark.parametrize("check", ["lint", "typecheck", "test"])

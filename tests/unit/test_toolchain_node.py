@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from lintel.detect import Project, detect
+from lintel.detect import detect
+from lintel.languages import CHECKS, Project
+from lintel.languages import node as node_toolchain
+from lintel.languages.binaries import not_found_message
 from lintel.parsers import is_known_parser
-from lintel.toolchains import CHECKS, not_found_message, tool_for
-from lintel.toolchains import node as node_toolchain
 
-from tests.helpers import WORKSPACES
+from tests.helpers import WORKSPACES, tool_for
 
 LOCK_FILES = {
     "npm": "package-lock.json",
@@ -47,13 +48,13 @@ def test_defaults_use_npx_without_install_whatever_the_manager(tmp_path: Path, m
     project = make_project(tmp_path, manager)
     lint = tool_for(project, "lint")
     assert lint.argv == ("npx", "--no-install", "eslint", ".", "--format", "json")
-    assert (lint.tool, lint.parser, lint.kind, lint.requires) == ("eslint", "eslint", "lint", ("eslint",))
+    assert (lint.tool, lint.parser, lint.requires) == ("eslint", "eslint", ("eslint",))
     typecheck = tool_for(project, "typecheck")
     assert typecheck.argv == ("npx", "--no-install", "tsc", "--noEmit", "--pretty", "false")
     assert (typecheck.tool, typecheck.parser, typecheck.requires) == ("tsc", "tsc", ("tsc",))
     fmt = tool_for(project, "format")
     assert fmt.argv == ("npx", "--no-install", "prettier", "--check", ".")
-    assert (fmt.tool, fmt.parser, fmt.kind, fmt.requires) == ("prettier", "prettier", "format", ("prettier",))
+    assert (fmt.tool, fmt.parser, fmt.requires) == ("prettier", "prettier", ("prettier",))
     test = tool_for(project, "test")
     assert test.argv == ("npm", "test", "--silent")
     assert test.parser == "node-test-auto"
@@ -90,14 +91,6 @@ def test_exit_codes_measured_on_the_real_tools(tmp_path: Path) -> None:
         assert is_known_parser(spec.parser)
 
 
-def test_no_check_is_per_file(tmp_path: Path) -> None:
-    # The defaults name `.`: an appended file would be checked together with the whole project.
-    project = make_project(tmp_path, "npm", None)
-    assert not any(tool_for(project, check).per_file for check in CHECKS)
-    scripted = make_project(tmp_path, "npm", {"lint": "eslint src", "test": "jest", "typecheck": "tsc"})
-    assert not any(tool_for(scripted, check).per_file for check in CHECKS)
-
-
 # --- scripts --------------------------------------------------------------------------------------
 
 
@@ -115,7 +108,7 @@ def test_eslint_script_asked_for_json(tmp_path: Path, manager: str, argv: tuple[
     spec = tool_for(project, "lint")
     assert spec.argv == argv
     assert spec.binary == manager
-    assert (spec.tool, spec.parser, spec.kind) == ("eslint", "node-lint-auto", "lint")
+    assert (spec.tool, spec.parser) == ("eslint", "node-lint-auto")
     assert spec.requires == ("eslint",)
     assert spec.finding_codes == frozenset({1})
     assert spec.install_hint.startswith(f"{manager} install (installs the project's devDependencies)")
@@ -136,7 +129,7 @@ def test_scripts_without_extra_flags(tmp_path: Path, manager: str, argv: tuple[s
     project = make_project(tmp_path, manager, {"typecheck": "tsc --noEmit --pretty false"})
     spec = tool_for(project, "typecheck")
     assert spec.argv == argv
-    assert (spec.tool, spec.kind, spec.requires) == ("tsc", "typecheck", ("tsc",))
+    assert (spec.tool, spec.requires) == ("tsc", ("tsc",))
     assert spec.finding_codes == frozenset({1, 2})
 
 
@@ -169,7 +162,6 @@ def test_test_scripts(tmp_path: Path, script: str, extra: tuple[str, ...]) -> No
     spec = tool_for(project, "test")
     assert spec.argv == ("yarn", "--silent", "run", "test", *extra)
     assert spec.parser == "node-test-auto"
-    assert spec.kind == "test"
     # No watch mode, no snapshot writing, unless the user's environment sets CI itself.
     assert spec.env_defaults.get("CI") == "true"
     assert "CI" not in spec.env

@@ -8,16 +8,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from lintel.detect import Project
+from lintel.languages import CHECKS, REPORT_PLACEHOLDER, Project
+from lintel.languages.python import MYPY_OUTPUT_FLAGS, typechecker
 from lintel.parsers import is_known_parser
-from lintel.toolchains import CHECKS, REPORT_PLACEHOLDER, tool_for
-from lintel.toolchains.python import MYPY_OUTPUT_FLAGS, typechecker
+
+from tests.helpers import make_project, tool_for
 
 WORKSPACES = Path(__file__).resolve().parent.parent / "workspaces"
 
 
 def project(root: Path) -> Project:
-    return Project("python", root, ("pyproject.toml",))
+    return make_project("python", root, ("pyproject.toml",))
 
 
 def write(root: Path, name: str, text: str) -> None:
@@ -38,7 +39,7 @@ def no_pyright_on_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def test_lint_argv_and_exit_codes(tmp_path: Path) -> None:
     spec = tool_for(project(tmp_path), "lint")
     assert spec.argv == ("ruff", "check", "--output-format=json", "--no-fix", "--no-cache", "--force-exclude")
-    assert (spec.tool, spec.parser, spec.kind) == ("ruff", "ruff", "lint")
+    assert (spec.tool, spec.parser) == ("ruff", "ruff")
     assert (spec.ok_codes, spec.finding_codes) == (frozenset({0}), frozenset({1}))
     assert spec.install_hint == "pip install ruff"
 
@@ -46,7 +47,7 @@ def test_lint_argv_and_exit_codes(tmp_path: Path) -> None:
 def test_format_argv_and_exit_codes(tmp_path: Path) -> None:
     spec = tool_for(project(tmp_path), "format")
     assert spec.argv == ("ruff", "format", "--diff", "--no-cache", "--force-exclude")
-    assert (spec.tool, spec.parser, spec.kind) == ("ruff", "ruff-format", "format")
+    assert (spec.tool, spec.parser) == ("ruff", "ruff-format")
     assert (spec.ok_codes, spec.finding_codes) == (frozenset({0}), frozenset({1}))
 
 
@@ -56,7 +57,7 @@ def test_test_argv_writes_a_junit_report(tmp_path: Path) -> None:
     assert spec.argv[spec.argv.index("--junitxml") + 1] == REPORT_PLACEHOLDER
     assert spec.argv[spec.argv.index("-o") + 1] == "junit_family=xunit1"
     assert {"-q", "--tb=short", "--color=no", "--continue-on-collection-errors"} <= set(spec.argv)
-    assert (spec.tool, spec.parser, spec.kind) == ("pytest", "pytest", "test")
+    assert (spec.tool, spec.parser) == ("pytest", "pytest")
     # 5 (no test collected) is neither ok nor findings: a suite that tests nothing is not clean.
     assert (spec.ok_codes, spec.finding_codes) == (frozenset({0}), frozenset({1}))
     assert 5 not in spec.ok_codes | spec.finding_codes
@@ -67,7 +68,7 @@ def test_mypy_by_default_with_a_target(tmp_path: Path) -> None:
     write(tmp_path, "pyproject.toml", '[project]\nname = "x"\n')
     spec = tool_for(project(tmp_path), "typecheck")
     assert spec.argv == ("mypy", *MYPY_OUTPUT_FLAGS, ".")
-    assert (spec.tool, spec.parser, spec.kind) == ("mypy", "mypy", "typecheck")
+    assert (spec.tool, spec.parser) == ("mypy", "mypy")
     assert (spec.ok_codes, spec.finding_codes) == (frozenset({0}), frozenset({1}))
     assert spec.install_hint == "pip install mypy"
     assert {"--show-column-numbers", "--show-error-end", "--no-pretty", "--no-error-summary"} <= set(spec.argv)
@@ -109,7 +110,7 @@ def test_pyright_config_uses_basedpyright_when_pyright_is_absent(tmp_path: Path,
     assert typechecker(tmp_path) == "pyright"
     spec = tool_for(project(tmp_path), "typecheck")
     assert spec.argv == ("basedpyright", "--outputjson")
-    assert (spec.tool, spec.parser, spec.kind) == ("basedpyright", "pyright", "typecheck")
+    assert (spec.tool, spec.parser) == ("basedpyright", "pyright")
     assert (spec.ok_codes, spec.finding_codes) == (frozenset({0}), frozenset({1}))
     assert spec.install_hint == "pip install basedpyright"
 

@@ -30,8 +30,7 @@ from pygls.lsp.client import LanguageClient
 from pygls.protocol import LanguageServerProtocol
 
 from lintel import __version__
-from lintel.detect import Language
-from lintel.proxy.servers import LoadSignal
+from lintel.languages.base import LoadSignal
 from lintel.server.positions import Unit
 from lintel.wire import BatchWriter, MessageReader, encode
 
@@ -96,7 +95,7 @@ class ChildFailed(JsonRpcException):
 class ChildSpec:
     """Everything needed to start one child: data, so a test factory can start something else instead."""
 
-    language: Language
+    language: str
     root: Path
     argv: tuple[str, ...]
     name: str  # as the user knows it: gopls, basedpyright-langserver
@@ -110,7 +109,7 @@ class ChildSpec:
     stop_grace: float = 2.0
 
     @property
-    def key(self) -> tuple[Language, Path]:
+    def key(self) -> tuple[str, Path]:
         return (self.language, self.root)
 
     @property

@@ -18,14 +18,13 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
-from lintel.detect import Language
 from lintel.proxy.client import Answer, ChildFailed, ChildSpec, ChildState
 from lintel.proxy.servers import Command
 from lintel.server.positions import Unit
 
 log = logging.getLogger(__name__)
 
-ChildKey = tuple[Language, Path]
+ChildKey = tuple[str, Path]  # (language, project root)
 
 
 class Child(Protocol):
@@ -88,7 +87,7 @@ class ManagerHooks(Protocol):
 
     def trusted(self) -> bool: ...
 
-    def locate(self, uri: str) -> tuple[Language, Path | None] | None:
+    def locate(self, uri: str) -> tuple[str, Path | None] | None:
         """The file's language and its server's root; root None for a file outside every workspace folder."""
 
     def plan(self, key: ChildKey) -> ChildSpec | Command | None:

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lintel.checks import RunResult
-from lintel.detect import Project
 from lintel.issues import SEVERITY_RANK, Issue, Severity
+from lintel.languages import Project
 
 
 @dataclass

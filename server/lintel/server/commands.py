@@ -19,11 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pygls.exceptions import JsonRpcException
 
 from lintel.checks import detect_document, run_check
-from lintel.detect import DetectionError, Project, choose_project, detect, is_inside, nearest_project
+from lintel.detect import DetectionError, choose_project, detect, is_inside, nearest_project
+from lintel.languages import CheckName, Project
 from lintel.server.app import NOT_FORWARDED
 from lintel.server.documents import publish_run, publish_validation
 from lintel.server.session import Folder
-from lintel.toolchains import CheckName
 from lintel.validators import run_validators
 from lintel.validators import select as select_validators
 
@@ -119,13 +119,14 @@ class Commands:
 
     def project(self, args: CommandArgs) -> tuple[Folder, Project]:
         folder, target = self.folder(args)
-        projects = detect(target)
+        languages = folder.languages
+        projects = detect(target, languages)
         if not projects and target != folder.root:
             language = args.language.strip().lower() if args.language else None
-            near = nearest_project(target, folder.root, language)  # type: ignore[arg-type]
-            projects = [near] if near is not None else detect(folder.root)
+            near = nearest_project(target, folder.root, language, languages)
+            projects = [near] if near is not None else detect(folder.root, languages)
         try:
-            return folder, choose_project(projects, args.language)
+            return folder, choose_project(projects, args.language, languages)
         except DetectionError as exc:
             raise failed(str(exc)) from exc
 
@@ -135,6 +136,12 @@ class Commands:
         folder, project = self.project(args)
         if not self.server.session.trusted:
             raise failed("this workspace is not trusted: lintel runs no tools here")
+        if check not in project.spec.checks:
+            # A language the user declared without a command for this check.
+            raise failed(
+                f"{params.command} is not supported for {project.language} projects yet "
+                f"(set languages.{project.language}.{check} in lintel.toml)"
+            )
         progress = Progress(self.server, params.work_done_token, f"lintel: {project.language} {check}")
         await progress.begin()
         try:

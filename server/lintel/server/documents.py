@@ -13,11 +13,11 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from lintel.checks import RunResult, plan_spec, run_file_check, run_planned, timeout_for
-from lintel.detect import Project, nearest_project
+from lintel.detect import nearest_project
 from lintel.issues import Issue
+from lintel.languages import Project
 from lintel.server.convert import issue_to_diagnostic, unit_for
 from lintel.server.session import Folder
-from lintel.toolchains import formatter_for
 from lintel.validators import ValidateResult, run_validators
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def locate(server: LintelServer, uri: str) -> tuple[Folder, Project, Path] | Non
     folder = server.session.folder_for(path)
     if folder is None:
         return None
-    project = nearest_project(path, folder.root)
+    project = nearest_project(path, folder.root, languages=folder.languages)
     if project is None:
         return None
     return folder, project, path
@@ -267,7 +267,7 @@ async def format_document(server: LintelServer, uri: str) -> list[types.TextEdit
     if located is None or document is None or not server.session.trusted:
         return None
     folder, project, path = located
-    spec = formatter_for(project, path)
+    spec = project.spec.formatter_for(project, path)
     if spec is None:
         return None
     result = await run_planned(

@@ -19,17 +19,16 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from lintel.detect import language_of_file
+from lintel.languages import LANGUAGES
 from lintel.proxy.client import REQUEST_FAILED, Answer, ChildClient, ChildSpec, child_capabilities
 from lintel.proxy.encoding import LineCache, Recoder
 from lintel.proxy.manager import Child, ChildKey, Manager
 from lintel.proxy.router import Router
-from lintel.proxy.servers import SERVERS, Command, resolve_command, server_root
+from lintel.proxy.servers import Command, resolve_command, server_root
 from lintel.server.app import NOT_FORWARDED, RawNow
 from lintel.server.documents import publish
 
 if TYPE_CHECKING:
-    from lintel.detect import Language
     from lintel.server.app import LintelServer
 
 log = logging.getLogger(__name__)
@@ -57,15 +56,6 @@ DOCUMENT_REQUESTS: dict[str, Any] = {
     ),
 }
 
-_LANGUAGE_IDS = {
-    ".py": "python",
-    ".pyi": "python",
-    ".go": "go",
-    ".rs": "rust",
-    ".ts": "typescript",
-    ".tsx": "typescriptreact",
-}
-
 
 def _path(uri: str) -> Path | None:
     fs = to_fs_path(uri)
@@ -83,15 +73,17 @@ class ServerHooks:
     def trusted(self) -> bool:
         return self._server.session.trusted
 
-    def locate(self, uri: str) -> tuple[Language, Path | None] | None:
+    def locate(self, uri: str) -> tuple[str, Path | None] | None:
         path = _path(uri)
-        language = language_of_file(path) if path is not None else None
-        if path is None or language is None:
+        if path is None:
             return None
         folder = self._server.session.folder_for(path)
+        language = (folder.languages if folder is not None else LANGUAGES).for_file(path)
+        if language is None or language.server is None:
+            return None  # not a language lintel knows, or one declared without a server
         if folder is None:
-            return language, None
-        return language, server_root(language, path, folder.root)
+            return language.name, None
+        return language.name, server_root(language, path, folder.root)
 
     def plan(self, key: ChildKey) -> ChildSpec | Command | None:
         language, root = key
@@ -99,10 +91,13 @@ class ServerHooks:
         folder = session.folder_for(root)
         if folder is None:
             return None
+        spec = folder.languages.get(language)
+        if spec is None or spec.server is None:
+            return None
         settings = folder.config.languages.get(language)
         configured = settings is not None and bool(settings.server)
         command = resolve_command(
-            SERVERS[language],
+            spec,
             project_root=root,
             workspace_root=folder.root,
             override=settings.server if settings is not None else None,
@@ -118,9 +113,9 @@ class ServerHooks:
             install_hint=command.install_hint,
             encoding=session.encoding,
             capabilities=child_capabilities(self._server.client_capabilities, session.encoding),
-            initialization_options=SERVERS[language].initialization_options,
+            initialization_options=spec.server.initialization_options,
             # A server the user configured is not the one whose load signal lintel knows.
-            load_signal=None if configured else SERVERS[language].load_signal,
+            load_signal=None if configured else spec.server.load_signal,
             env=dict(os.environ),
         )
 
@@ -129,7 +124,9 @@ class ServerHooks:
         if document is None:
             return None
         path = _path(uri)
-        language_id = document.language_id or _LANGUAGE_IDS.get(path.suffix if path else "", "plaintext")
+        folder = self._server.session.folder_for(path) if path is not None else None
+        spec = (folder.languages if folder is not None else LANGUAGES).for_file(path) if path is not None else None
+        language_id = document.language_id or (spec.language_id(path) if spec and path else None) or "plaintext"
         return types.TextDocumentItem(
             uri=uri, language_id=language_id, version=document.version or 0, text=document.source
         )

@@ -11,7 +11,9 @@ from typing import Any
 
 from lintel.checks import RunResult
 from lintel.config import ConfigProblem, LintelConfig, load_config
-from lintel.detect import Project, detect, is_inside
+from lintel.detect import detect, is_inside
+from lintel.languages import LANGUAGES, Project, Registry
+from lintel.languages.user import registry_for
 from lintel.server.positions import Unit
 from lintel.server.scheduler import Scheduler
 from lintel.server.store import DiagnosticsStore
@@ -30,18 +32,20 @@ class Folder:
     uri: str
     config: LintelConfig = field(default_factory=LintelConfig)
     projects: list[Project] = field(default_factory=list)
+    languages: Registry = LANGUAGES  # the built-in ones and those its configuration declares
     client_settings: Mapping[str, Any] | None = None  # from workspace/configuration, scoped to this folder
     last_tests: dict[str, RunResult] = field(default_factory=dict)  # language -> last runTests result
 
     def refresh(self, init_options: Mapping[str, Any] | None) -> list[ConfigProblem]:
         """Re-read markers and configuration (defaults < files < initializationOptions < client settings)."""
-        self.projects = detect(self.root)
         loaded = load_config(
             self.root,
             ("initializationOptions", init_options),
             ("workspace/configuration", self.client_settings),
         )
         self.config = loaded.config
+        self.languages = registry_for(self.config)
+        self.projects = detect(self.root, self.languages)
         return loaded.problems
 
 

@@ -1,8 +1,4 @@
-"""The shape of a toolchain entry and the binary resolution chain shared by all languages.
-
-A toolchain module is data: for a project and a check it names the argv, the parser, what the exit codes
-mean and how to install the binary. Running it is checks.py's job.
-"""
+"""Finding a tool's binary (the chain every language shares), and what to say when it is missing."""
 
 from __future__ import annotations
 
@@ -12,94 +8,13 @@ import os
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Literal
 
-from lintel.detect import Project
-from lintel.issues import IssueKind
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+from lintel.languages.base import ToolSpec
 
 log = logging.getLogger(__name__)
-
-CheckName = Literal["lint", "typecheck", "test", "format"]
-CHECKS: tuple[CheckName, ...] = get_args(CheckName)
-# The checks the server runs on one file (lint and format check on open, save and change; CONTRACT §6).
-FileCheckName = Literal["lint", "format"]
-
-# argv elements equal to this are replaced by a fresh temporary file path the tool writes a report to.
-REPORT_PLACEHOLDER = "{report}"
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    check: CheckName
-    tool: str  # shown to users, and the Issue/Diagnostic source
-    argv: tuple[str, ...]  # argv[0] is resolved through resolve_binary
-    parser: str  # a name from lintel.parsers
-    kind: IssueKind
-    ok_codes: frozenset[int] = frozenset({0})
-    finding_codes: frozenset[int] = frozenset({1})
-    install_hint: str = ""
-    # Binaries that must exist besides argv[0] (eslint behind `npx --no-install eslint`).
-    requires: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)  # set over the user's environment (plain output)
-    env_defaults: Mapping[str, str] = field(default_factory=dict)  # set only where the user's has none
-    # Whether findings for files outside the run's cwd are possible (informational for the server).
-    per_file: bool = False
-    # The directory the tool's relative paths start from, when it is not the cwd (a Cargo workspace member's
-    # test panics name files from the workspace root, where cargo runs rustc).
-    paths_from: Path | None = None
-
-    @property
-    def binary(self) -> str:
-        return self.argv[0]
-
-
-@dataclass(frozen=True)
-class FileScope:
-    """How to check one file: what to run, and what the caller does with its output.
-
-    Tools that take a file get it; tools that work per package or crate get the file's package or the whole
-    project, and `filter_to_file` tells the caller to keep only the file's findings (CONTRACT §6).
-    """
-
-    spec: ToolSpec  # what to run: its argv targets the file, its package, or the whole project
-    filter_to_file: bool  # the run covers more than the file: the caller keeps only findings for it
-    stdin: bool  # the file's current text goes on stdin (the argv says so, e.g. `-` or --stdin)
-
-
-def project_relpath(project: Project, file: Path) -> str:
-    """`file` (absolute, inside the project) as the POSIX path relative to the project root that tools are given.
-
-    Tools run in the project root, and print relative paths back the way they were given, so a relative path
-    keeps their output in the form the parsers already read. A name that starts with `-` gets `./` in front,
-    so no tool takes a file called `--fix.js` for an option.
-    """
-    try:
-        rel = file.relative_to(project.root)
-    except ValueError:
-        # The editor's path may go through a symlink the project root was resolved past.
-        rel = file.resolve().relative_to(project.root.resolve())
-    text = rel.as_posix()
-    return f"./{text}" if text.startswith("-") else text
-
-
-def read_toml(path: Path) -> Mapping[str, Any] | None:
-    """A TOML file's document, or None when it is absent or unreadable (a broken manifest is the tool's to report)."""
-    try:
-        document: Mapping[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        log.warning("cannot read %s: %s", path, exc)
-        return None
-    return document
-
 
 LOCAL_BIN_DIRS: tuple[str, ...] = ("node_modules/.bin", ".venv/bin", "venv/bin")
 

@@ -14,16 +14,21 @@ import os
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from lintel.detect import Project
-from lintel.toolchains.base import CheckName, FileCheckName, FileScope, ToolSpec, project_relpath, read_toml
+from lintel.languages.base import (
+    CheckName,
+    FileCheckName,
+    FileScope,
+    LanguageSpec,
+    Project,
+    ServerSpec,
+    ToolSpec,
+    project_relpath,
+)
+from lintel.tomlread import read_toml
 
 INSTALL_RUST = "rustup toolchain install stable (https://rustup.rs)"
 INSTALL_CLIPPY = "rustup component add clippy"
 INSTALL_RUSTFMT = "rustup component add rustfmt"
-
-# Plain text whatever the user's terminal settings: no colours in cargo's or rustfmt's output. The rest of the
-# user's environment is theirs: RUST_BACKTRACE=1 stays (the parser reads the message above the backtrace).
-_QUIET_ENV: Mapping[str, str] = {"CARGO_TERM_COLOR": "never"}
 
 _CARGO_FAILED = frozenset({101})
 
@@ -74,11 +79,9 @@ def _tool_for(project: Project, check: CheckName) -> ToolSpec:
             tool="clippy",
             argv=("cargo", "clippy", *members, "--all-targets", "--message-format=json"),
             parser="clippy",
-            kind="lint",
             finding_codes=_CARGO_FAILED,
             install_hint=INSTALL_CLIPPY,
             requires=("cargo-clippy",),
-            env=_QUIET_ENV,
         )
     if check == "typecheck":
         return ToolSpec(
@@ -86,10 +89,8 @@ def _tool_for(project: Project, check: CheckName) -> ToolSpec:
             tool="cargo check",
             argv=("cargo", "check", *members, "--all-targets", "--message-format=json"),
             parser="cargo-check",
-            kind="typecheck",
             finding_codes=_CARGO_FAILED,
             install_hint=INSTALL_RUST,
-            env=_QUIET_ENV,
         )
     if check == "test":
         return ToolSpec(
@@ -99,10 +100,8 @@ def _tool_for(project: Project, check: CheckName) -> ToolSpec:
             # integration tests' failures would go unreported.
             argv=("cargo", "test", *members, "--no-fail-fast"),
             parser="cargo-test",
-            kind="test",
             finding_codes=_CARGO_FAILED,
             install_hint=INSTALL_RUST,
-            env=_QUIET_ENV,
         )
     if check == "format":
         return ToolSpec(
@@ -111,16 +110,14 @@ def _tool_for(project: Project, check: CheckName) -> ToolSpec:
             # rustfmt colours its diff even into a pipe unless told not to.
             argv=("cargo", "fmt", *(("--all",) if members else ()), "--check", "--", "--color", "never"),
             parser="rustfmt",
-            kind="format",
             finding_codes=frozenset({1}),
             install_hint=INSTALL_RUSTFMT,
             requires=("cargo-fmt", "rustfmt"),
-            env=_QUIET_ENV,
         )
     raise ValueError(f"unknown check {check!r} for rust")
 
 
-def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin: bool) -> FileScope:
+def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bool) -> FileScope:
     """clippy on the whole crate (cargo has no per-file build), rustfmt on the file; neither from stdin.
 
     `rustfmt --check <file>` also checks the modules the file declares (`mod shapes;` in lib.rs brings in
@@ -136,10 +133,8 @@ def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin:
             tool="rustfmt",
             argv=(*argv, project_relpath(project, file)),
             parser="rustfmt",
-            kind="format",
             finding_codes=frozenset({1}),
             install_hint=INSTALL_RUSTFMT,
-            env=_QUIET_ENV,
         )
         return FileScope(spec, filter_to_file=True, stdin=False)
     raise ValueError(f"unknown file check {check!r} for rust")
@@ -165,10 +160,8 @@ def formatter_for(project: Project, file: Path) -> ToolSpec | None:
         tool="rustfmt",
         argv=("rustfmt", "--edition", edition(project, file)),
         parser="custom",
-        kind="format",
         finding_codes=frozenset(),
         install_hint=INSTALL_RUSTFMT,
-        env=_QUIET_ENV,
     )
 
 
@@ -209,3 +202,30 @@ def _workspace_edition(manifest: Mapping[str, object]) -> str | None:
     package = workspace.get("package") if isinstance(workspace, Mapping) else None
     declared = package.get("edition") if isinstance(package, Mapping) else None
     return declared if isinstance(declared, str) else None
+
+
+def _cargo_workspace_rule(ancestors: list[Path], nearest: Path | None) -> Path | None:
+    """rust-analyzer is rooted at the crate's Cargo workspace: the nearest manifest at or above the crate with a
+    `[workspace]` table, as cargo finds it."""
+    if nearest is None:
+        return None
+    for folder in ancestors[ancestors.index(nearest) :]:
+        manifest = read_toml(folder / "Cargo.toml")
+        if manifest is not None and "workspace" in manifest:
+            return folder
+    return None
+
+
+LANGUAGE = LanguageSpec(
+    name="rust",
+    markers=("Cargo.toml",),
+    extensions={".rs": "rust"},
+    tool_for=tool_for,
+    file_scope=file_scope,
+    formatter_for=formatter_for,
+    server=ServerSpec(
+        (("rust-analyzer",),), "rustup component add rust-analyzer", ("Cargo.toml",), root_rule=_cargo_workspace_rule
+    ),
+    install_dirs=install_dirs,
+    order=20,
+)

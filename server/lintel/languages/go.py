@@ -17,8 +17,16 @@ import os
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from lintel.detect import Project
-from lintel.toolchains.base import CheckName, FileCheckName, FileScope, ToolSpec, project_relpath
+from lintel.languages.base import (
+    CheckName,
+    FileCheckName,
+    FileScope,
+    LanguageSpec,
+    Project,
+    ServerSpec,
+    ToolSpec,
+    project_relpath,
+)
 
 # Kept in step with scripts/setup.d/10-go.sh, which installs exactly these versions for lintel's own tests.
 GOLANGCI_LINT_VERSION = "v2.15.0"
@@ -56,7 +64,6 @@ GOLANGCI_LINT = ToolSpec(
         "--max-same-issues=0",
     ),
     parser="golangci-lint",
-    kind="lint",
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),
     install_hint=INSTALL_GOLANGCI_LINT,
@@ -71,7 +78,6 @@ GO_VET = ToolSpec(
     tool="go vet",
     argv=("go", "vet", "./..."),
     parser="go-vet",
-    kind="typecheck",
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),
     install_hint=INSTALL_GO,
@@ -86,7 +92,6 @@ GO_TEST = ToolSpec(
     tool="go test",
     argv=("go", "test", "-json", "-count=1", "-fullpath", "./..."),
     parser="go-test",
-    kind="test",
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),
     install_hint=INSTALL_GO,
@@ -98,7 +103,6 @@ GOFMT = ToolSpec(
     tool="gofmt",
     argv=("gofmt", "-l", "."),
     parser="gofmt",
-    kind="format",
     ok_codes=frozenset({0}),
     finding_codes=frozenset({2}),
     install_hint=INSTALL_GO,
@@ -119,7 +123,6 @@ GOFMT_STDIN = ToolSpec(
     tool="gofmt",
     argv=("gofmt",),
     parser="custom",
-    kind="format",
     ok_codes=frozenset({0}),
     finding_codes=frozenset(),
     install_hint=INSTALL_GO,
@@ -134,7 +137,7 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
         raise ValueError(f"unknown check {check!r} for go") from None
 
 
-def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin: bool) -> FileScope:
+def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bool) -> FileScope:
     """golangci-lint on the file's package; gofmt on the file. Neither reads the buffer from stdin.
 
     Go type-checks a package as a whole, so golangci-lint given one file of a package reports its siblings'
@@ -187,3 +190,22 @@ def _go_env_file(env: Mapping[str, str]) -> dict[str, str]:
 def formatter_for(project: Project, file: Path) -> ToolSpec | None:
     """gofmt formats Go source only; it takes no configuration, so the file's path does not matter."""
     return GOFMT_STDIN if file.suffix == ".go" else None
+
+
+def _go_work_root(ancestors: list[Path], nearest: Path | None) -> Path | None:
+    """gopls is rooted where go.work is, above the module: the workspace's modules see each other there."""
+    return next((folder for folder in ancestors if (folder / "go.work").is_file()), None)
+
+
+LANGUAGE = LanguageSpec(
+    name="go",
+    markers=("go.mod",),
+    extensions={".go": "go"},
+    tool_for=tool_for,
+    file_scope=file_scope,
+    formatter_for=formatter_for,
+    server=ServerSpec((("gopls",),), INSTALL_GOPLS, ("go.mod",), root_rule=_go_work_root),
+    install_dirs=install_dirs,
+    extra_filetypes=("gomod",),
+    order=10,
+)

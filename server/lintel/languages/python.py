@@ -10,26 +10,23 @@ import configparser
 import dataclasses
 import logging
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from lintel.detect import Project
-from lintel.toolchains.base import (
+from lintel.languages.base import (
     REPORT_PLACEHOLDER,
     CheckName,
     FileCheckName,
     FileScope,
+    LanguageSpec,
+    Project,
+    ServerSpec,
     ToolSpec,
     project_relpath,
-    resolve_binary,
 )
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+from lintel.languages.binaries import resolve_binary
+from lintel.tomlread import read_toml
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +41,9 @@ RUFF_LINT = ToolSpec(
     tool="ruff",
     argv=("ruff", "check", "--output-format=json", "--no-fix", "--no-cache", "--force-exclude"),
     parser="ruff",
-    kind="lint",
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),  # 2: bad config or arguments, ruff itself failed
     install_hint="pip install ruff",
-    per_file=True,
 )
 
 RUFF_FORMAT = ToolSpec(
@@ -56,11 +51,9 @@ RUFF_FORMAT = ToolSpec(
     tool="ruff",
     argv=("ruff", "format", "--diff", "--no-cache", "--force-exclude"),
     parser="ruff-format",
-    kind="format",
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),  # 1: would reformat; 2: a file could not be parsed, or bad config
     install_hint="pip install ruff",
-    per_file=True,
 )
 
 # Both take file paths, so one file is checked by appending it (or `--stdin-filename <file> -`).
@@ -105,7 +98,6 @@ PYTEST = ToolSpec(
         REPORT_PLACEHOLDER,  # a whole argv element: the runner replaces only exact matches
     ),
     parser="pytest",
-    kind="test",
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),
     install_hint="pip install pytest",
@@ -130,7 +122,7 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
     raise ValueError(f"unknown check {check!r} for python")
 
 
-def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin: bool) -> FileScope:
+def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bool) -> FileScope:
     """ruff checks and format-checks single files, from disk or from stdin.
 
     With `--stdin-filename` ruff applies the project's per-file settings and `--force-exclude` to the given
@@ -168,7 +160,6 @@ def formatter_for(project: Project, file: Path) -> ToolSpec | None:
         tool="ruff",
         argv=("ruff", "format", "--force-exclude", "--stdin-filename", rel, "-"),
         parser="custom",
-        kind="format",
         finding_codes=frozenset(),
         install_hint=RUFF_FORMAT.install_hint,
     )
@@ -183,7 +174,6 @@ def typecheck_spec(root: Path, checker: TypeChecker) -> ToolSpec:
             tool="mypy",
             argv=("mypy", *MYPY_OUTPUT_FLAGS, *target),
             parser="mypy",
-            kind="typecheck",
             ok_codes=frozenset({0}),
             # 2: mypy stopped early — a blocking error (syntax error, bad config) or a crash.
             finding_codes=frozenset({1}),
@@ -196,7 +186,6 @@ def typecheck_spec(root: Path, checker: TypeChecker) -> ToolSpec:
         tool=binary,
         argv=(binary, "--outputjson"),
         parser="pyright",
-        kind="typecheck",
         ok_codes=frozenset({0}),
         finding_codes=frozenset({1}),
         install_hint=_INSTALL_HINTS[binary],
@@ -253,14 +242,7 @@ def _mypy_ini(root: Path) -> Path | None:
 
 
 def _pyproject_tool_table(root: Path) -> Mapping[str, Any]:
-    path = root / "pyproject.toml"
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        log.warning("cannot read %s: %s", path, exc)
-        return {}
+    document = read_toml(root / "pyproject.toml") or {}
     tool = document.get("tool")
     return tool if isinstance(tool, Mapping) else {}
 
@@ -278,3 +260,23 @@ def _ini_section(path: Path, section: str) -> Mapping[str, str] | None:
     if not parser.has_section(section):
         return None
     return dict(parser.items(section))
+
+
+LANGUAGE = LanguageSpec(
+    name="python",
+    markers=("pyproject.toml", "setup.py"),
+    extensions={".py": "python", ".pyi": "python"},
+    tool_for=tool_for,
+    file_scope=file_scope,
+    formatter_for=formatter_for,
+    server=ServerSpec(
+        (("basedpyright-langserver", "--stdio"), ("pyright-langserver", "--stdio")),
+        "pip install basedpyright (or: npm install -g pyright)",
+        ("pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg"),
+        # pyright lists the workspace's files on a timer that each document event pushes back 250 ms; until
+        # then references and rename see only the open files and what they import.
+        load_signal="diagnostics",
+    ),
+    install_dirs=install_dirs,
+    order=40,
+)

@@ -9,18 +9,35 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lintel.detect import Project
-from lintel.issues import IssueKind
-from lintel.toolchains.base import CheckName, FileCheckName, FileScope, ToolSpec, project_relpath
+from lintel.languages.base import (
+    CheckName,
+    FileCheckName,
+    FileScope,
+    LanguageSpec,
+    Project,
+    ServerSpec,
+    ToolSpec,
+    project_relpath,
+)
 
-# Colours off for every node tool (chalk, supports-color and node itself read FORCE_COLOR).
-_PLAIN_ENV: Mapping[str, str] = {"FORCE_COLOR": "0"}
+log = logging.getLogger(__name__)
+
+# Lock file -> package manager, first match wins.
+LOCK_FILES: tuple[tuple[str, str], ...] = (
+    ("pnpm-lock.yaml", "pnpm"),
+    ("yarn.lock", "yarn"),
+    ("bun.lockb", "bun"),
+    ("bun.lock", "bun"),
+    ("package-lock.json", "npm"),
+)
+
 # CI=true, unless the user's environment says otherwise, keeps test runners out of watch mode (vitest,
 # react-scripts' jest) and stops jest from writing new snapshots during a check.
 _TEST_DEFAULTS: Mapping[str, str] = {"CI": "true"}
@@ -143,13 +160,6 @@ _KNOWN_TOOLS: Mapping[str, _KnownTool] = {
 
 # The parser for a script that calls none of the tools above: it sniffs the formats it knows.
 _SCRIPT_PARSERS: Mapping[CheckName, str] = {"test": "node-test-auto"}
-_SCRIPT_KINDS: Mapping[CheckName, IssueKind] = {
-    "lint": "lint",
-    "typecheck": "typecheck",
-    "test": "test",
-    "format": "format",
-}
-
 # Anything that makes a script more than one plain command: lintel then adds no flags to it.
 _SHELL_SYNTAX = re.compile(r"[;&|<>`$(){}]|\n")
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -186,11 +196,9 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
             tool="tsc",
             argv=(*NPX, "tsc", "--noEmit", "--pretty", "false"),
             parser="tsc",
-            kind="typecheck",
             finding_codes=_TSC_FINDINGS,
             install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} typescript",
             requires=("tsc",),
-            env=_PLAIN_ENV,
         )
     if check == "test":
         # The contract's default for a package without a test script; npm then fails with "Missing
@@ -200,10 +208,8 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
             tool="npm test",
             argv=("npm", "test", "--silent"),
             parser="node-test-auto",
-            kind="test",
             finding_codes=_TEST_FINDINGS,
             install_hint=_GET_PACKAGE_MANAGER["npm"],
-            env=_PLAIN_ENV,
             env_defaults=_TEST_DEFAULTS,
         )
     if check == "format":
@@ -211,7 +217,7 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
     raise ValueError(f"unknown check {check!r} for node")
 
 
-def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin: bool) -> FileScope:
+def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bool) -> FileScope:
     """eslint and prettier take files; a project's own `lint` script does not, so it runs whole and the caller
     keeps the file's findings.
 
@@ -255,11 +261,9 @@ def eslint_spec(manager: str, args: tuple[str, ...]) -> ToolSpec:
         tool="eslint",
         argv=(*NPX, "eslint", *args),
         parser="eslint",
-        kind="lint",
         finding_codes=_ESLINT_FINDINGS,
         install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} eslint",
         requires=("eslint",),
-        env=_PLAIN_ENV,
     )
 
 
@@ -270,11 +274,9 @@ def prettier_spec(manager: str, args: tuple[str, ...]) -> ToolSpec:
         tool="prettier",
         argv=(*NPX, "prettier", *args),
         parser="prettier",
-        kind="format",
         finding_codes=frozenset({1}),
         install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} prettier",
         requires=("prettier",),
-        env=_PLAIN_ENV,
     )
 
 
@@ -296,11 +298,9 @@ def script_spec(project: Project, check: CheckName, script: str) -> ToolSpec:
         tool=known.tool if known is not None else f"{manager} run {script}",
         argv=run_script_argv(manager, script, extra, berry=is_yarn_berry(project.root)),
         parser=known.parser if known is not None else _SCRIPT_PARSERS.get(check, "node-lint-auto"),
-        kind=_SCRIPT_KINDS[check],
         finding_codes=known.finding_codes if known is not None else _UNKNOWN_SCRIPT_FINDINGS,
         install_hint=hint,
         requires=requires,
-        env=_PLAIN_ENV,
         env_defaults=_TEST_DEFAULTS if check == "test" else {},
     )
 
@@ -365,3 +365,51 @@ def is_yarn_berry(root: Path) -> bool:
         return False
     major = pinned[len("yarn@") :].split(".", 1)[0]
     return major.isdigit() and int(major) >= 2
+
+
+def node_package_manager(root: Path) -> str:
+    for lock, manager in LOCK_FILES:
+        if (root / lock).is_file():
+            return manager
+    return "npm"
+
+
+def package_scripts(root: Path) -> dict[str, str]:
+    """`package.json#scripts`, or nothing when the file is unreadable or not an object."""
+    try:
+        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        log.warning("cannot read %s: %s", root / "package.json", exc)
+        return {}
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    if not isinstance(scripts, dict):
+        return {}
+    return {str(k): v for k, v in scripts.items() if isinstance(v, str)}
+
+
+def inspect(spec: LanguageSpec, root: Path, markers: tuple[str, ...]) -> Project:
+    """A node project: its package manager (from the lock file) and its scripts."""
+    return Project(spec, root, markers, package_manager=node_package_manager(root), scripts=package_scripts(root))
+
+
+_SOURCE = {".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"}
+_TYPED = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact"}
+
+LANGUAGE = LanguageSpec(
+    name="node",
+    markers=("package.json",),
+    extensions={**_SOURCE, **_TYPED, ".vue": "vue", ".svelte": "svelte"},
+    tool_for=tool_for,
+    file_scope=file_scope,
+    formatter_for=formatter_for,
+    server=ServerSpec(
+        (("typescript-language-server", "--stdio"),),
+        "npm install -g typescript-language-server typescript",
+        ("tsconfig.json", "jsconfig.json", "package.json"),
+        # tsserver would fetch @types packages from the registry for JavaScript files: lintel downloads nothing.
+        {"disableAutomaticTypingAcquisition": True},
+    ),
+    install_dirs=install_dirs,
+    inspect=inspect,
+    order=30,
+)

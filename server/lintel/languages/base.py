@@ -1,0 +1,232 @@
+"""What a language is to lintel: one `LanguageSpec` names its markers, files, checks and language server.
+
+The ground floor: every other part of lintel (detection, configuration, checks, the server, navigation, the
+CLI) reads languages through these shapes and the registry in `lintel.languages`; this module imports
+nothing of lintel's.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+CheckName = Literal["lint", "typecheck", "test", "format"]
+CHECKS: tuple[CheckName, ...] = get_args(CheckName)
+# The checks the server runs on one file (lint and format check on open, save and change).
+FileCheckName = Literal["lint", "format"]
+
+# argv elements equal to this are replaced by a fresh temporary file path the tool writes a report to.
+REPORT_PLACEHOLDER = "{report}"
+# argv elements equal to this are replaced by the files the run covers: every file of the language in the
+# project for a project-wide run, the one file for a per-file run (user-defined languages' commands).
+FILES_PLACEHOLDER = "{files}"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    check: CheckName
+    tool: str  # shown to users, and the Issue/Diagnostic source
+    argv: tuple[str, ...]  # argv[0] is resolved through resolve_binary
+    parser: str  # a name from lintel.parsers
+    ok_codes: frozenset[int] = frozenset({0})
+    finding_codes: frozenset[int] = frozenset({1})
+    install_hint: str = ""
+    # Binaries that must exist besides argv[0] (eslint behind `npx --no-install eslint`).
+    requires: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)  # set over the user's environment (plain output)
+    env_defaults: Mapping[str, str] = field(default_factory=dict)  # set only where the user's has none
+    # The directory the tool's relative paths start from, when it is not the cwd (a Cargo workspace member's
+    # test panics name files from the workspace root, where cargo runs rustc).
+    paths_from: Path | None = None
+
+    @property
+    def binary(self) -> str:
+        return self.argv[0]
+
+
+@dataclass(frozen=True)
+class FileScope:
+    """How to check one file: what to run, and what the caller does with its output.
+
+    Tools that take a file get it; tools that work per package or crate get the file's package or the whole
+    project, and `filter_to_file` tells the caller to keep only the file's findings.
+    """
+
+    spec: ToolSpec  # what to run: its argv targets the file, its package, or the whole project
+    filter_to_file: bool  # the run covers more than the file: the caller keeps only findings for it
+    stdin: bool  # the file's current text goes on stdin (the argv says so, e.g. `-` or --stdin)
+
+
+# What tells lintel that a language server has loaded its workspace, for servers that answer cross-file
+# requests (references, rename…) from whatever part of it they have read so far; the router holds those
+# requests until then. "diagnostics": the server's first publishDiagnostics — pyright publishes only after an
+# analysis pass, and it starts one only once it has enumerated the workspace's files.
+LoadSignal = Literal["diagnostics"]
+
+# A language's own rule for its server's root, given the folders from the file's up to the workspace folder
+# (nearest first) and the nearest one holding a root marker: the root, or None for that nearest folder.
+RootRule = Callable[[list[Path], "Path | None"], "Path | None"]
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """The language server navigation is forwarded to."""
+
+    # Default command lines, first found wins (basedpyright before pyright: it ships as a Python wheel).
+    candidates: tuple[tuple[str, ...], ...]
+    install_hint: str
+    # Files that make a directory the server's project root, nearest first.
+    root_markers: tuple[str, ...]
+    initialization_options: Mapping[str, Any] | None = None
+    load_signal: LoadSignal | None = None
+    root_rule: RootRule | None = None
+
+    @property
+    def name(self) -> str:
+        return self.candidates[0][0]
+
+
+@dataclass(frozen=True)
+class Project:
+    """One project: a folder whose markers say which language it is."""
+
+    spec: LanguageSpec
+    root: Path
+    markers: tuple[str, ...]
+    package_manager: str | None = None
+    scripts: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def language(self) -> str:
+        return self.spec.name
+
+    def relative_root(self, workspace: Path) -> str:
+        try:
+            rel = self.root.relative_to(workspace)
+        except ValueError:
+            return str(self.root)
+        return rel.as_posix() if rel.parts else "."
+
+
+def _plain_project(spec: LanguageSpec, root: Path, markers: tuple[str, ...]) -> Project:
+    return Project(spec, root, markers)
+
+
+def _no_install_dirs() -> tuple[Path, ...]:
+    return ()
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """Everything lintel knows about a language. Built-in ones are declared in `lintel.languages.<name>`;
+    users declare more in `[languages.<name>]` of lintel.toml (`lintel.languages.user`)."""
+
+    name: str
+    # Files whose presence in a folder makes it a project root of this language (shell-style patterns allowed).
+    markers: tuple[str, ...]
+    # File suffix (lower case, with its dot) -> the LSP language id of such a file.
+    extensions: Mapping[str, str]
+    tool_for: Callable[[Project, CheckName], ToolSpec]
+    file_scope: Callable[[Project, FileCheckName, Path, bool], FileScope]
+    # The formatter for a file (source on stdin, formatted source on stdout), or None.
+    formatter_for: Callable[[Project, Path], ToolSpec | None]
+    server: ServerSpec | None = None
+    # Folders the language's own installer fills that may not be on PATH (searched after PATH).
+    install_dirs: Callable[[], tuple[Path, ...]] = _no_install_dirs
+    # The project for a root holding `markers` (node reads its package manager and scripts there).
+    inspect: Callable[[LanguageSpec, Path, tuple[str, ...]], Project] = _plain_project
+    checks: tuple[CheckName, ...] = CHECKS
+    # Editor file types beyond the language ids (Neovim's `gomod`).
+    extra_filetypes: tuple[str, ...] = ()
+    order: int = 100  # the default order where one language must be picked; lower first
+    builtin: bool = True
+
+    @property
+    def language_ids(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.extensions.values()))
+
+    def markers_in(self, folder: Path, names: Iterable[str] | None = None) -> tuple[str, ...]:
+        """This language's markers present in `folder`: plain names by stat, patterns against its listing."""
+        found: list[str] = []
+        listing: list[str] | None = list(names) if names is not None else None
+        for marker in self.markers:
+            if not any(c in marker for c in "*?["):
+                if (folder / marker).is_file():
+                    found.append(marker)
+                continue
+            if listing is None:
+                try:
+                    listing = [p.name for p in folder.iterdir() if p.is_file()]
+                except OSError:
+                    listing = []
+            found.extend(sorted(n for n in listing if fnmatch.fnmatchcase(n, marker)))
+        return tuple(dict.fromkeys(found))
+
+    def owns(self, path: Path) -> bool:
+        """Whether `path` is one of this language's files (by suffix, case-insensitive)."""
+        name = path.name.lower()
+        return any(name.endswith(suffix) for suffix in self.extensions)
+
+    def language_id(self, path: Path) -> str | None:
+        name = path.name.lower()
+        return next((lid for suffix, lid in self.extensions.items() if name.endswith(suffix)), None)
+
+
+class Registry:
+    """The languages lintel knows in one workspace: the built-in ones and the user's, in detection order."""
+
+    def __init__(self, specs: Iterable[LanguageSpec]) -> None:
+        by_name: dict[str, LanguageSpec] = {}
+        for spec in specs:
+            by_name[spec.name] = spec  # a later one (the user's) replaces an earlier one of the same name
+        self._specs: tuple[LanguageSpec, ...] = tuple(sorted(by_name.values(), key=lambda s: s.order))
+        self._by_name = {s.name: s for s in self._specs}
+
+    def __iter__(self) -> Iterator[LanguageSpec]:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def __getitem__(self, name: str) -> LanguageSpec:
+        return self._by_name[name]
+
+    def get(self, name: str | None) -> LanguageSpec | None:
+        return self._by_name.get(name) if name is not None else None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._by_name)
+
+    def for_file(self, path: Path) -> LanguageSpec | None:
+        """The language a file belongs to by its suffix; the longest matching suffix wins (`.d.ts` over `.ts`),
+        then the detection order."""
+        name = path.name.lower()
+        best: tuple[int, LanguageSpec] | None = None
+        for spec in self._specs:
+            for suffix in spec.extensions:
+                if name.endswith(suffix) and (best is None or len(suffix) > best[0]):
+                    best = (len(suffix), spec)
+        return best[1] if best is not None else None
+
+
+def project_relpath(project: Project, file: Path) -> str:
+    """`file` (absolute, inside the project) as the POSIX path relative to the project root that tools are given.
+
+    Tools run in the project root, and print relative paths back the way they were given, so a relative path
+    keeps their output in the form the parsers already read. A name that starts with `-` gets `./` in front,
+    so no tool takes a file called `--fix.js` for an option.
+    """
+    try:
+        rel = file.relative_to(project.root)
+    except ValueError:
+        # The editor's path may go through a symlink the project root was resolved past.
+        rel = file.resolve().relative_to(project.root.resolve())
+    text = rel.as_posix()
+    return f"./{text}" if text.startswith("-") else text
