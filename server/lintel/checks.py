@@ -24,7 +24,7 @@ from lintel.issues import (
     finalize_issues,
     make_issue,
 )
-from lintel.languages import FILES_PLACEHOLDER, REPORT_PLACEHOLDER, CheckName, Project, ToolSpec
+from lintel.languages import FILES_PLACEHOLDER, REPORT_PLACEHOLDER, CheckName, LanguageSpec, Project, ToolSpec
 from lintel.languages.binaries import Resolved, not_found_message, override_argv, resolve_binary
 from lintel.languages.user import project_files, registry_for, scope_to_file
 from lintel.parsers import get_parser
@@ -458,7 +458,8 @@ def _navigation_server(project: Project, config: LintelConfig, root: Path) -> di
 def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
     """What `lintel detect --json` and the `lintel.detect` command show: projects, argv, binaries."""
     projects = []
-    for project in detect(root, registry_for(config)):
+    languages = registry_for(config)
+    for project in detect(root, languages):
         checks: dict[str, Any] = {}
         for check in project.spec.checks:
             planned = plan_check(project, check, config, root)
@@ -480,4 +481,20 @@ def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
             entry["packageManager"] = project.package_manager
             entry["scripts"] = dict(project.scripts)
         projects.append(entry)
-    return {"version": 1, "root": str(root), "projects": projects}
+    return {"version": 1, "root": str(root), "projects": projects, "languages": languages_document(languages)}
+
+
+def languages_document(languages: Iterable[LanguageSpec]) -> list[dict[str, Any]]:
+    """The languages lintel knows in a workspace (built-in and declared), for editors to pick their files by."""
+    return [
+        {
+            "name": spec.name,
+            "builtin": spec.builtin,
+            "markers": list(spec.markers),
+            "extensions": list(spec.extensions),
+            "languageIds": list(spec.language_ids),
+            "checks": list(spec.checks),
+            "navigation": spec.server is not None,
+        }
+        for spec in languages
+    ]
