@@ -236,6 +236,17 @@ def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _explain(loc: tuple[int | str, ...], message: str, kind: str) -> str:
+    """A missing `markers`/`extensions` under a name lintel does not know is most likely a new language (or a
+    misspelt built-in one): say which."""
+    if kind == "missing" and len(loc) == 3 and loc[0] == "languages" and loc[2] in ("markers", "extensions"):
+        return (
+            f"{loc[1]!s} is not a built-in language ({', '.join(LANGUAGES.names)}); to declare it, give it "
+            f"`markers` and `extensions` (this entry is left out)"
+        )
+    return message
+
+
 def validate(raw: Mapping[str, Any], origin: str) -> tuple[LintelConfig, list[ConfigProblem]]:
     """Validate a raw mapping; each invalid value is reported and dropped (so its default applies)."""
     # A deep copy: bad values are dropped from nested tables in place, and the caller's mapping (the
@@ -250,7 +261,7 @@ def validate(raw: Mapping[str, Any], origin: str) -> tuple[LintelConfig, list[Co
             for error in exc.errors():
                 loc = tuple(error["loc"])
                 path = ".".join(str(part) for part in loc) or "(root)"
-                problems.append(ConfigProblem(path, error["msg"], origin))
+                problems.append(ConfigProblem(path, _explain(loc, error["msg"], error["type"]), origin))
                 paths.add(_drop_path(loc))
             # Deepest and highest list index first, so earlier removals do not shift later ones.
             progressed = False
