@@ -3,8 +3,8 @@
 set -eu
 
 release_dir=$1
-target="/srv/app — café"
+target="/srv/app"
 unused_flag=1
 
 cp -r $release_dir "$target"
-echo "deployed to $target"
+echo "déployé → café:" $release_dir

@@ -1,0 +1,72 @@
+"""A language the user declares in lintel.toml (tests/workspaces/shell: shellcheck and a TAP test script),
+served by the real server to a real LSP client like a built-in one: diagnostics on open and save, a fix that
+clears one, `lintel.runTests`, and the editor asked to sync the declared files."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+
+from tests.e2e.conftest import Start
+from tests.integration.test_declared_language import shellcheck
+
+pytestmark = pytest.mark.tool("shellcheck")
+
+
+def codes(diagnostics: list[types.Diagnostic]) -> list[tuple[int, str]]:
+    return sorted((d.range.start.line + 1, str(d.code)) for d in diagnostics if d.source == "shellcheck")
+
+
+async def test_a_declared_language_is_linted_on_open_and_save(start: Start, client_name: str) -> None:
+    shellcheck()
+    editor = await start("shell")
+    uri = editor.open("bin/deploy.sh")
+    found = await editor.wait_for_diagnostics(uri, lambda ds: len(codes(list(ds))) == 3)
+    assert codes(found) == [(7, "SC2034"), (9, "SC2086"), (10, "SC2086")]
+    # The column after non-ASCII text, in the negotiated encoding: `echo "déployé → café:" $release_dir`.
+    [after_text] = [d for d in found if d.range.start.line == 9]
+    line = editor.path("bin/deploy.sh").read_text(encoding="utf-8").splitlines()[9]
+    start_char = line.index("$release_dir")
+    expected = len(line[:start_char].encode("utf-16-le")) // 2 if editor.encoding == "utf-16" else start_char
+    if editor.encoding == "utf-8":
+        expected = len(line[:start_char].encode("utf-8"))
+    assert after_text.range.start.character == expected, (after_text.range, editor.encoding)
+    # Quoting the variable and saving clears that finding, and only that one.
+    text = (
+        editor.path("bin/deploy.sh").read_text(encoding="utf-8").replace("cp -r $release_dir", 'cp -r "$release_dir"')
+    )
+    editor.save(uri, text)
+    fixed = await editor.wait_for_diagnostics(uri, lambda ds: len(codes(list(ds))) == 2)
+    assert codes(fixed) == [(7, "SC2034"), (10, "SC2086")]
+
+
+async def test_run_tests_of_a_declared_language(start: Start) -> None:
+    editor = await start("shell")
+    result = await editor.execute("lintel.runTests", {"language": "shell"})
+    assert (result["language"], result["check"], result["ok"]) == ("shell", "test", False)
+    assert result["argv"] == ["bash", "tests/run.sh"]
+    [failure] = result["failures"]
+    assert "subtracts two numbers" in failure["name"]
+    with pytest.raises(Exception, match=r"lintel.typecheck is not supported for shell projects yet"):
+        await editor.execute("lintel.typecheck")
+
+
+async def test_the_editor_is_asked_to_sync_the_declared_files(start: Start, client_name: str) -> None:
+    editor = await start("shell")
+    await editor.alive()
+    registered = {
+        r.method: r.register_options for r in editor.client.registrations if r.id.startswith("lintel-declared")
+    }
+    if client_name == "neovim":
+        # Neovim's capabilities offer no dynamic registration of document sync: its plugin attaches the files.
+        assert registered == {}
+        return
+    assert set(registered) == {
+        types.TEXT_DOCUMENT_DID_OPEN,
+        types.TEXT_DOCUMENT_DID_CHANGE,
+        types.TEXT_DOCUMENT_DID_SAVE,
+        types.TEXT_DOCUMENT_DID_CLOSE,
+    }
+    options = registered[types.TEXT_DOCUMENT_DID_OPEN]
+    assert isinstance(options, types.TextDocumentRegistrationOptions)
+    assert options.document_selector == [types.TextDocumentFilterPattern(pattern="**/*.{bash,sh}", scheme="file")]
