@@ -27,9 +27,10 @@ async def test_a_declared_language_is_linted_on_open_and_save(start: Start, clie
     [after_text] = [d for d in found if d.range.start.line == 9]
     line = editor.path("bin/deploy.sh").read_text(encoding="utf-8").splitlines()[9]
     start_char = line.index("$release_dir")
-    expected = len(line[:start_char].encode("utf-16-le")) // 2 if editor.encoding == "utf-16" else start_char
-    if editor.encoding == "utf-8":
-        expected = len(line[:start_char].encode("utf-8"))
+    before = line[:start_char]
+    expected = {"utf-8": len(before.encode()), "utf-16": len(before.encode("utf-16-le")) // 2}.get(
+        editor.encoding, len(before)
+    )
     assert after_text.range.start.character == expected, (after_text.range, editor.encoding)
     # Quoting the variable and saving clears that finding, and only that one.
     text = (
