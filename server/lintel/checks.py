@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 Status = Literal["clean", "passed", "findings", "not_checked"]
 
 # Tools write plain text: colour codes would only get in the parsers' way.
-_QUIET_ENV = {"NO_COLOR": "1", "CARGO_TERM_COLOR": "never", "FORCE_COLOR": "0", "CLICOLOR": "0"}
+QUIET_ENV = {"NO_COLOR": "1", "CARGO_TERM_COLOR": "never", "FORCE_COLOR": "0", "CLICOLOR": "0"}
 _REASON_CHARS = 600
 
 
@@ -314,7 +314,7 @@ async def run_planned(
         planned.binaries[0].via,
     )
     # The user's environment, with only what the parsers need on top (plain text) and defaults it lacks.
-    run_env = {**spec.env_defaults, **os.environ, **_QUIET_ENV, **spec.env, **(env or {})}
+    run_env = {**spec.env_defaults, **os.environ, **QUIET_ENV, **spec.env, **(env or {})}
     # A scratch directory only for tools that write a report file (pytest's junit XML): making one costs
     # ~0.3 ms, measurable on every lint-on-save.
     wants_report = REPORT_PLACEHOLDER in argv

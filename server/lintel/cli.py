@@ -13,7 +13,7 @@ from typing import Any, NoReturn, cast
 
 from lintel import __version__
 from lintel.baseline import load_baseline
-from lintel.checks import RunResult, Status, dedupe_issues, detect_document, run_checks, sort_issues
+from lintel.checks import RunResult, dedupe_issues, detect_document, run_checks, sort_issues
 from lintel.config import LintelConfig, ValidatorConfig, load_config
 from lintel.detect import DetectionError, detect, normalize_language, select_projects
 from lintel.issues import Severity
@@ -23,9 +23,7 @@ from lintel.report import RENDERERS, CheckReport
 from lintel.validators import ValidateResult, run_validators
 
 EXIT_OK = 0
-EXIT_FINDINGS = 1
 EXIT_USAGE = 2
-EXIT_NOT_CHECKED = 3
 
 ONLY_CHOICES = (*CHECKS, "validators")
 DEFAULT_ONLY = "lint,typecheck"
@@ -130,28 +128,6 @@ def _progress(quiet: bool) -> tuple[Any, Any]:
     return begin, done
 
 
-def _validator_run(result: ValidateResult, root: Path) -> RunResult:
-    """A validator's outcome as a `runs[]` entry beside the checks."""
-    if result.timed_out or result.exit_code is None:
-        status: Status = "not_checked"
-    else:
-        status = "clean" if result.ok and not result.issues else "findings"
-    return RunResult(
-        language=None,
-        check="validators",
-        tool=result.id,
-        argv=["/bin/sh", "-c", result.command],
-        cwd=root,
-        status=status,
-        reason=None if status != "not_checked" else (result.issues[-1].message if result.issues else "did not run"),
-        exit_code=result.exit_code,
-        timed_out=result.timed_out,
-        duration_ms=result.duration_ms,
-        output=result.raw_output,
-        issues=result.issues,
-    )
-
-
 async def _run_everything(
     projects: list[Project],
     checks: list[CheckName],
@@ -166,11 +142,11 @@ async def _run_everything(
     )
 
     def validator_done(result: ValidateResult) -> None:
-        done(_validator_run(result, root))
+        done(result.as_run_result(root))
 
     validator_runs = run_validators(validators, root, concurrency=config.validator_concurrency, on_done=validator_done)
     ran, validated = await asyncio.gather(check_runs, validator_runs)
-    return [*ran, *(_validator_run(v, root) for v in validated)]
+    return [*ran, *(v.as_run_result(root) for v in validated)]
 
 
 def cmd_check(args: argparse.Namespace) -> int:

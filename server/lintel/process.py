@@ -17,7 +17,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's from Python 3.11
 
 logger = logging.getLogger("lintel.process")
 
@@ -26,6 +29,8 @@ TRUNCATED_MARKER = "[TRUNCATED]"
 TIMEOUT_EXIT_CODE = 124
 
 SHELL = "/bin/sh"
+
+KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to a process group
 
 # Once the main child has exited, how long its pipes may stay open before we decide that leftover
 # processes (a backgrounded grandchild, a daemon that never closed stdout) are holding them. Output
@@ -228,18 +233,39 @@ class _Child:
         return 128 - returncode if returncode < 0 else returncode
 
 
-async def run_process(
-    argv: Sequence[str],
-    *,
-    cwd: Path,
-    env: Mapping[str, str] | None = None,
-    timeout: float | None = None,
-    stdin: bytes | None = None,
-    cap_bytes: int = STREAM_CAP_BYTES,
-    kill_grace: float = 2.0,
-    on_start: Callable[[int], None] | None = None,
-    pipe_close_grace: float = PIPE_CLOSE_GRACE,
-) -> ProcessResult:
+class RunOptions(TypedDict, total=False):
+    """The optional keywords of run_process and run_shell, declared once."""
+
+    env: Mapping[str, str] | None  # None (the default): lintel's own environment
+    timeout: float | None  # seconds; None (the default): no limit
+    stdin: bytes | None  # None (the default): /dev/null
+    cap_bytes: int  # kept of each stream; default STREAM_CAP_BYTES
+    kill_grace: float  # SIGTERM to SIGKILL; default KILL_GRACE
+    on_start: Callable[[int], None] | None  # called with the pid right after spawn
+    pipe_close_grace: float  # default PIPE_CLOSE_GRACE
+
+
+@dataclass(frozen=True)
+class _Limits:
+    """How much a run may take and how it is stopped: RunOptions with the defaults filled in."""
+
+    timeout: float | None = None
+    cap_bytes: int = STREAM_CAP_BYTES
+    kill_grace: float = KILL_GRACE
+    pipe_close_grace: float = PIPE_CLOSE_GRACE
+
+    @classmethod
+    def of(cls, options: RunOptions) -> _Limits:
+        default = cls()
+        return cls(
+            timeout=options.get("timeout", default.timeout),
+            cap_bytes=options.get("cap_bytes", default.cap_bytes),
+            kill_grace=options.get("kill_grace", default.kill_grace),
+            pipe_close_grace=options.get("pipe_close_grace", default.pipe_close_grace),
+        )
+
+
+async def run_process(argv: Sequence[str], *, cwd: Path, **options: Unpack[RunOptions]) -> ProcessResult:
     """Run `argv` (never through a shell) in `cwd` and capture its output.
 
     The child leads a new session, so on timeout, on cancellation, and for anything it leaves
@@ -250,27 +276,40 @@ async def run_process(
     Raises ProcessStartError when the process cannot be started.
     """
     command = tuple(argv)
-    binary = command[0] if command else ""
     if not command:
         raise ProcessStartError("", "empty command line")
-    _check_cwd(binary, cwd)
-    logger.debug("run %s (cwd=%s, timeout=%s)", shlex.join(command), cwd, timeout)
-
+    _check_cwd(command[0], cwd)
+    limits = _Limits.of(options)
+    stdin = options.get("stdin")
+    logger.debug("run %s (cwd=%s, timeout=%s)", shlex.join(command), cwd, limits.timeout)
     started = time.monotonic()
-    proc = _spawn(command, cwd=cwd, env=env, with_stdin=stdin is not None)
+    proc = _spawn(command, cwd=cwd, env=options.get("env"), with_stdin=stdin is not None)
+    child, timed_out = await _attend(proc, stdin, options.get("on_start"), limits)
+    return _result(command, cwd, child, timed_out, started)
 
+
+async def run_shell(command: str, *, cwd: Path, **options: Unpack[RunOptions]) -> ProcessResult:
+    """Run a user-configured shell command (validators) via `/bin/sh -c`, same guarantees as
+    run_process: the shell and every process of its pipelines share one group."""
+    return await run_process([SHELL, "-c", command], cwd=cwd, **options)
+
+
+async def _attend(
+    proc: subprocess.Popen[bytes], stdin: bytes | None, on_start: Callable[[int], None] | None, limits: _Limits
+) -> tuple[_Child, bool]:
+    """Read the started process's output until it and its group are done; True with it when the timeout
+    killed it. Whatever goes wrong on the way, a cancellation included, stops the whole group first."""
     pid = proc.pid
-    timed_out = False
     child: _Child | None = None
     try:
-        child = _Child(proc, cap_bytes, stdin)
+        child = _Child(proc, limits.cap_bytes, stdin)
         if on_start is not None:
             on_start(pid)
-        timed_out = await _supervise(child, timeout, kill_grace, pipe_close_grace)
+        return child, await _supervise(child, limits)
     except BaseException:
         # Cancelled (or on_start failed): nothing of this run may outlive it.
-        logger.debug("stopping %s (pid %d) early", binary, pid)
-        await _stop_group(pid, kill_grace)
+        logger.debug("stopping pid %d early", pid)
+        await stop_group(pid, limits.kill_grace)
         if child is not None:
             await _wait_flag(child.exited, _REAP_WAIT)
         raise
@@ -283,6 +322,9 @@ async def run_process(
                     stream.close()
             threading.Thread(target=proc.wait, name=f"lintel-reap-{pid}", daemon=True).start()
 
+
+def _result(command: tuple[str, ...], cwd: Path, child: _Child, timed_out: bool, started: float) -> ProcessResult:
+    """The finished run as a ProcessResult (logged at debug)."""
     child_exit = child.exit_code
     if timed_out:
         exit_code = TIMEOUT_EXIT_CODE
@@ -301,12 +343,12 @@ async def run_process(
         stdout_truncated=out.truncated,
         stderr_truncated=err.truncated,
         duration_ms=round((time.monotonic() - started) * 1000),
-        pid=pid,
+        pid=child.pid,
     )
     logger.debug(
         "%s (pid %d) exit %d%s in %d ms, %d+%d bytes dropped",
-        binary,
-        pid,
+        command[0],
+        child.pid,
         exit_code,
         " (timed out)" if timed_out else "",
         result.duration_ms,
@@ -314,33 +356,6 @@ async def run_process(
         err.dropped,
     )
     return result
-
-
-async def run_shell(
-    command: str,
-    *,
-    cwd: Path,
-    env: Mapping[str, str] | None = None,
-    timeout: float | None = None,
-    stdin: bytes | None = None,
-    cap_bytes: int = STREAM_CAP_BYTES,
-    kill_grace: float = 2.0,
-    on_start: Callable[[int], None] | None = None,
-    pipe_close_grace: float = PIPE_CLOSE_GRACE,
-) -> ProcessResult:
-    """Run a user-configured shell command (validators) via `/bin/sh -c`, same guarantees as
-    run_process: the shell and every process of its pipelines share one group."""
-    return await run_process(
-        [SHELL, "-c", command],
-        cwd=cwd,
-        env=env,
-        timeout=timeout,
-        stdin=stdin,
-        cap_bytes=cap_bytes,
-        kill_grace=kill_grace,
-        on_start=on_start,
-        pipe_close_grace=pipe_close_grace,
-    )
 
 
 def _spawn(
@@ -366,28 +381,28 @@ def _spawn(
         raise _start_error(command[0], cwd, exc) from exc
 
 
-async def _supervise(child: _Child, timeout: float | None, kill_grace: float, pipe_close_grace: float) -> bool:
+async def _supervise(child: _Child, limits: _Limits) -> bool:
     """Wait for the child and its output; True when the timeout killed it."""
     pgid = child.pid
-    if not await _wait_flag(child.exited, timeout):
-        logger.info("pid %d timed out after %ss: killing its process group", pgid, timeout)
-        await _stop_group(pgid, kill_grace)
+    if not await _wait_flag(child.exited, limits.timeout):
+        logger.info("pid %d timed out after %ss: killing its process group", pgid, limits.timeout)
+        await stop_group(pgid, limits.kill_grace)
         await _wait_flag(child.exited, _REAP_WAIT)
-        await _wait_flag(child.pipes_closed, pipe_close_grace)
+        await _wait_flag(child.pipes_closed, limits.pipe_close_grace)
         return True
 
     # The child is gone, but anything it started in its group is ours too: a backgrounded
     # grandchild that inherited stdout would keep the pipes open (and us waiting) forever, and
     # one that closed them would be an orphan. Give in-flight output a moment, then kill leftovers.
-    pipes_closed = await _wait_flag(child.pipes_closed, pipe_close_grace)
+    pipes_closed = await _wait_flag(child.pipes_closed, limits.pipe_close_grace)
     if _group_alive(pgid):
         logger.debug(
             "pid %d exited leaving processes in its group%s: killing them",
             pgid,
             "" if pipes_closed else " that hold its pipes open",
         )
-        await _stop_group(pgid, kill_grace)
-    if not pipes_closed and not await _wait_flag(child.pipes_closed, pipe_close_grace):
+        await stop_group(pgid, limits.kill_grace)
+    if not pipes_closed and not await _wait_flag(child.pipes_closed, limits.pipe_close_grace):
         # Only a process that left the group (setsid) can still hold them; stop reading.
         logger.debug("pid %d: output pipes still open after the group was killed", pgid)
     return False
@@ -403,13 +418,13 @@ async def _wait_flag(event: asyncio.Event, timeout: float | None) -> bool:
     return event.is_set()
 
 
-async def _stop_group(pgid: int, grace: float) -> None:
+async def stop_group(pgid: int, grace: float) -> None:
     """SIGTERM the group, SIGKILL whatever is still alive `grace` seconds later.
 
     Returns as soon as the group is empty; a second cancellation while waiting goes straight to
     SIGKILL, so stopping never takes longer than the grace.
     """
-    if not _signal_group(pgid, signal.SIGTERM):
+    if not signal_group(pgid, signal.SIGTERM):
         return
     try:
         deadline = time.monotonic() + grace
@@ -421,10 +436,10 @@ async def _stop_group(pgid: int, grace: float) -> None:
     finally:
         if _group_alive(pgid):
             logger.debug("process group %d survived SIGTERM: SIGKILL", pgid)
-            _signal_group(pgid, signal.SIGKILL)
+            signal_group(pgid, signal.SIGKILL)
 
 
-def _signal_group(pgid: int, sig: signal.Signals) -> bool:
+def signal_group(pgid: int, sig: signal.Signals) -> bool:
     """Send `sig` to the group; False when the group no longer exists."""
     try:
         os.killpg(pgid, sig)

@@ -11,16 +11,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from lintel.checks import compose_output
+from lintel.checks import QUIET_ENV, RunResult, Status, compose_output
 from lintel.config import ValidatorConfig, clamp_timeout
 from lintel.issues import Issue, ParseContext, SourceLines, finalize_issues, make_issue
 from lintel.parsers import get_parser, is_known_parser
 from lintel.parsers.base import ToolOutput
-from lintel.process import ProcessStartError, run_shell
+from lintel.process import SHELL, ProcessStartError, run_shell
 
 log = logging.getLogger(__name__)
-
-_QUIET_ENV = {"NO_COLOR": "1", "FORCE_COLOR": "0", "CARGO_TERM_COLOR": "never", "CLICOLOR": "0"}
 
 
 @dataclass
@@ -46,6 +44,28 @@ class ValidateResult:
             "timedOut": self.timed_out,
         }
 
+    def as_run_result(self, root: Path) -> RunResult:
+        """The validator's outcome as a RunResult beside the checks' (`runs[]` of `lintel check`, the server's
+        diagnostics); `root` is where it ran."""
+        if self.timed_out or self.exit_code is None:
+            status: Status = "not_checked"
+        else:
+            status = "clean" if self.ok and not self.issues else "findings"
+        return RunResult(
+            language=None,
+            check="validators",
+            tool=self.id,
+            argv=[SHELL, "-c", self.command],
+            cwd=root,
+            status=status,
+            reason=None if status != "not_checked" else (self.issues[-1].message if self.issues else "did not run"),
+            exit_code=self.exit_code,
+            timed_out=self.timed_out,
+            duration_ms=self.duration_ms,
+            output=self.raw_output,
+            issues=self.issues,
+        )
+
 
 async def run_validator(
     validator: ValidatorConfig,
@@ -59,7 +79,7 @@ async def run_validator(
     seconds = clamp_timeout(validator.timeout_seconds)
     if not is_known_parser(validator.parser):
         log.warning("validator %s: unknown parser %r, using custom", validator.id, validator.parser)
-    run_env = {**os.environ, **_QUIET_ENV, **(env or {})}
+    run_env = {**os.environ, **QUIET_ENV, **(env or {})}
     result = ValidateResult(id=validator.id, ok=False, raw_output="", command=validator.run)
     try:
         proc = await run_shell(validator.run, cwd=root, env=run_env, timeout=seconds, on_start=on_start)

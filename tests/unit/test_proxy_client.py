@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.proxy.client import ChildClient, ChildFailed, ChildSpec, ChildState, telling_line
+from lintel.proxy.child_process import telling_line
+from lintel.proxy.client import ChildClient, ChildFailed, ChildSpec, ChildState
 from lsprotocol import types
 
 # A stdlib-only LSP server. argv[1:] are behaviours: flood (2 MB on stderr before answering), helper (starts a
-# grandchild that keeps the pipes open), stubborn (ignores exit), utf8 (accepts UTF-8 positions).
+# grandchild that keeps the pipes open), stubborn (ignores exit), utf8 (accepts UTF-8 positions), refuse (answers
+# initialize with an error), garbled (answers initialize with what is no InitializeResult).
 FAKE_SERVER = r"""
 import json, os, subprocess, sys, time
 modes = set(sys.argv[1:])
@@ -46,7 +48,11 @@ if "helper" in modes:
 while True:
     message = read()
     method, msg_id = message.get("method"), message.get("id")
-    if method == "initialize":
+    if method == "initialize" and "refuse" in modes:
+        send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32603, "message": "no workspace here"}})
+    elif method == "initialize" and "garbled" in modes:
+        send({"jsonrpc": "2.0", "id": msg_id, "result": {"capabilities": 5}})
+    elif method == "initialize":
         offered = message["params"]["capabilities"].get("general", {}).get("positionEncodings", [])
         capabilities = {"hoverProvider": True, "definitionProvider": True, "textDocumentSync": 2}
         if "utf8" in modes and "utf-8" in offered:
@@ -72,6 +78,8 @@ while True:
         sys.stderr.write(f"answer {json.dumps(message['result'])}\n")
         sys.stderr.flush()
     elif method == "shutdown":
+        sys.stderr.write(f"shutdown with params: {'params' in message}\n")
+        sys.stderr.flush()
         send({"jsonrpc": "2.0", "id": msg_id, "result": None})
     elif method == "exit" and "stubborn" not in modes:
         sys.exit(0)
@@ -271,6 +279,37 @@ async def test_stop_sends_shutdown_and_exit(tmp_path: Path) -> None:
     assert time.monotonic() - started < 1.0  # it left on `exit`, no kill needed
     assert child.state is ChildState.STOPPED
     assert not alive(pid)
+
+
+async def test_shutdown_is_a_request_without_params(tmp_path: Path) -> None:
+    """JSON-RPC allows no `"params": null`; a strict server would refuse the shutdown and have to be killed."""
+    child, _ = make_child(tmp_path)
+    await child.start()
+    await child.stop()
+    assert "shutdown with params: False" in child.stderr_tail()
+
+
+@pytest.mark.parametrize(
+    ("mode", "told"),
+    [
+        ("refuse", "fake-server failed to initialize: no workspace here"),
+        ("garbled", "fake-server failed to initialize: its answer cannot be read"),
+    ],
+)
+async def test_an_initialize_answer_that_is_no_result_fails_the_start_at_once(
+    tmp_path: Path, mode: str, told: str
+) -> None:
+    child, _ = make_child(tmp_path, mode)
+    started = time.monotonic()
+    with pytest.raises(ChildFailed) as failure:
+        await child.start()
+    assert time.monotonic() - started < 5  # not the 20 s start timeout
+    assert failure.value.message.startswith(told)
+    assert child.state is ChildState.FAILED
+    pid = child.pid
+    assert pid is not None
+    await child.stop()
+    await wait_for(lambda: not alive(pid))
 
 
 async def test_stop_kills_a_child_that_ignores_exit_and_its_helpers(tmp_path: Path) -> None:

@@ -1,8 +1,8 @@
-"""One child language server: its process (own process group, stderr drained), its JSON-RPC connection
-through pygls, its state, and the requests it sends to lintel.
+"""One child language server: its state, its JSON-RPC connection and the requests it sends to lintel. Its
+process is a ChildProcess (own process group, stderr drained); pygls's side of the connection is child_protocol.
 
-Navigation results are relayed raw: the protocol below leaves their JSON unstructured, so whatever the
-child sent (fields lsprotocol does not know included) reaches the editor, and nothing is converted twice.
+lintel's requests bypass pygls both ways: their results reach the editor as the child sent them (fields
+lsprotocol does not know included), and nothing is converted twice.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ import itertools
 import json
 import logging
 import os
-import re
-import signal
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -26,55 +24,20 @@ from typing import Any, Protocol
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
-from pygls.lsp.client import LanguageClient
-from pygls.protocol import LanguageServerProtocol
 
 from lintel import __version__
 from lintel.languages.base import LoadSignal
+from lintel.proxy.child_process import STDERR_TAIL, ChildProcess, telling_line
+from lintel.proxy.child_protocol import IGNORED_REQUESTS, ChildConnection, ChildProtocol
 from lintel.server.positions import Unit
-from lintel.wire import BatchWriter, MessageReader, encode
+from lintel.wire import BatchWriter, encode
 
 log = logging.getLogger(__name__)
 
 REQUEST_FAILED = -32803  # LSP: a valid request that could not be carried out
 
-# Requests whose results go to the editor as the child sent them (the navigation methods).
-RAW_RESULTS = frozenset(
-    {
-        types.TEXT_DOCUMENT_DEFINITION,
-        types.TEXT_DOCUMENT_DECLARATION,
-        types.TEXT_DOCUMENT_TYPE_DEFINITION,
-        types.TEXT_DOCUMENT_IMPLEMENTATION,
-        types.TEXT_DOCUMENT_REFERENCES,
-        types.TEXT_DOCUMENT_HOVER,
-        types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT,
-        types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
-        types.TEXT_DOCUMENT_RENAME,
-        types.TEXT_DOCUMENT_PREPARE_RENAME,
-        types.TEXT_DOCUMENT_SIGNATURE_HELP,
-        types.TEXT_DOCUMENT_COMPLETION,
-        types.COMPLETION_ITEM_RESOLVE,
-        types.WORKSPACE_SYMBOL,
-    }
-)
-# Messages from the child that lintel reads as raw JSON: their positions may need re-counting first.
-RAW_PARAMS = frozenset({types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, types.WORKSPACE_APPLY_EDIT})
-
-# Refresh requests for features lintel does not relay: acknowledged and dropped.
-_IGNORED_REQUESTS = (
-    types.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
-    types.WORKSPACE_CODE_LENS_REFRESH,
-    types.WORKSPACE_INLAY_HINT_REFRESH,
-    types.WORKSPACE_INLINE_VALUE_REFRESH,
-    types.WORKSPACE_DIAGNOSTIC_REFRESH,
-    types.WORKSPACE_FOLDING_RANGE_REFRESH,
-    types.WORKSPACE_TEXT_DOCUMENT_CONTENT_REFRESH,
-)
-
 # Called once with a relayed request's result, or with the error instead.
 Answer = Callable[[Any, "BaseException | None"], None]
-
-STDERR_TAIL = 20  # lines of the child's stderr kept for the failure message
 
 
 class ChildState(enum.Enum):
@@ -139,21 +102,6 @@ class ChildHost(Protocol):
     def log_message(self, child: ChildClient, params: types.LogMessageParams) -> None: ...
 
 
-class ChildProtocol(LanguageServerProtocol):
-    """pygls's LSP protocol, with navigation results and two incoming messages left as plain JSON."""
-
-    # The base class wraps these in lru_cache; plain methods are as cheap (a set lookup) and type-check.
-    def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
-        if method in RAW_RESULTS:
-            return None  # -> JsonRPCResponseMessage, whose `result: Any` keeps the JSON as it is
-        return super().get_result_type(method)
-
-    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
-        if method in RAW_PARAMS:
-            return None
-        return super().get_message_type(method)
-
-
 def child_capabilities(editor: types.ClientCapabilities, encoding: Unit) -> types.ClientCapabilities:
     """The editor's capabilities as a child should see them: positions in lintel's encoding only, static
     registration (lintel relays no dynamic registrations), push diagnostics (they are merged into lintel's
@@ -193,50 +141,6 @@ def _drop_dynamic_registration(node: Any) -> None:
             _drop_dynamic_registration(value)
 
 
-# Lines of a backtrace or stack trace, which say where, not what: `  15: <unknown>`, `     at ./csu/…`,
-# `    at Module._load (node:internal…)`, `\t/usr/lib/go/src/runtime/panic.go:12 +0x1d`, `  File "x.py", line 3`.
-_TRACE_LINE = re.compile(r"^(\d+: |at |File \"|/\S+:\d+ \+0x|goroutine \d+ \[|stack backtrace:|traceback )", re.I)
-_ERROR_LINE = re.compile(r"^(error|fatal|panic)\b|panicked at|^\w*(Error|Exception)\b", re.I)
-
-
-def telling_line(stderr: str) -> str:
-    """The line of a failed child's last words that says what went wrong: the last error line (`error: Unknown
-    binary 'rust-analyzer'…`, `ModuleNotFoundError: …`, `panic: …`), else the last line that is not part of a
-    backtrace — never `15: <unknown>`."""
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    errors = [line for line in lines if _ERROR_LINE.search(line)]
-    if errors:
-        return errors[-1]
-    told = [line for line in lines if not _TRACE_LINE.match(line)]
-    return (told or lines or [""])[-1]
-
-
-def describe_exit(returncode: int | None) -> str:
-    if returncode is None:
-        return "closed its output"
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        return f"was killed by {name}"
-    return f"exited with code {returncode}"
-
-
-class _Connection(LanguageClient):
-    """pygls's client, with errors in lintel's handlers for the child's messages logged, not swallowed."""
-
-    def report_server_error(self, error: Exception, source: Any) -> None:
-        log.error("error handling a child's message (%s): %s", getattr(source, "__name__", source), error)
-
-
-@dataclass
-class _Process:
-    handle: asyncio.subprocess.Process
-    tasks: list[asyncio.Future[Any]] = field(default_factory=list)
-    stdout: asyncio.BaseTransport | None = None
-
-
 class ChildClient:
     """A child language server over stdio. `start()` runs it and initializes it; `request()` relays a
     request (raw result); `notify()` a notification; `stop()` shuts it down (shutdown, exit, then kill).
@@ -254,14 +158,16 @@ class ChildClient:
         self.result: types.InitializeResult | None = None
         self.encoding: Unit = "utf-16"
         self.registered: set[str] = set()  # methods the child registered dynamically (accepted)
-        self._client = _Connection("lintel", __version__, protocol_cls=ChildProtocol, converter_factory=get_converter)
+        # One converter, the protocol's: lintel's own requests are unstructured with it too.
+        self._converter = get_converter()
+        self._client = ChildConnection(
+            "lintel", __version__, protocol_cls=ChildProtocol, converter_factory=lambda: self._converter
+        )
         self.protocol: ChildProtocol = self._client.protocol  # type: ignore[assignment]
-        self._process: _Process | None = None
-        self._pending: dict[str, Any] = {}  # lifecycle requests, through pygls
-        self._relayed: dict[str, Answer] = {}  # relayed requests, raw JSON both ways
+        self._process: ChildProcess | None = None
+        self._relayed: dict[str, Answer] = {}  # lintel's requests in flight, raw JSON both ways
         self._out: BatchWriter | None = None
         self._ids = itertools.count(1)
-        self._stopping = False
         self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
         # Set once the child has loaded its workspace (its spec's load signal), or when it stops answering.
         self._loaded = asyncio.Event()
@@ -280,7 +186,7 @@ class ChildClient:
 
     @property
     def pid(self) -> int | None:
-        return self._process.handle.pid if self._process is not None else None
+        return self._process.pid if self._process is not None else None
 
     @property
     def capabilities(self) -> types.ServerCapabilities:
@@ -333,45 +239,33 @@ class ChildClient:
         """Run and initialize the child; RUNNING on return, or ChildFailed (and FAILED)."""
         spec = self.spec
         self.state = ChildState.STARTING
-        self._stopping = False
         self.failure = None
         self._loaded.clear()
         log.info("%s: starting %s in %s", spec.id, " ".join(spec.argv), spec.root)
-        # Its stdout is a pipe of lintel's own, read by a MessageReader (lintel.wire) rather than a StreamReader.
-        read_end, write_end = os.pipe()
         try:
-            handle = await asyncio.create_subprocess_exec(
-                *spec.argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=write_end,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=spec.root,
-                env=dict(spec.env) if spec.env is not None else None,
-                start_new_session=True,  # its own process group: killed as a whole
-            )
+            process = await ChildProcess.spawn(spec.argv, cwd=spec.root, env=spec.env, label=spec.id, tail=self._stderr)
         except OSError as exc:
-            os.close(read_end)
             self._fail(f"cannot run {spec.argv[0]}: {exc.strerror or exc}")
             raise ChildFailed(self.failure) from exc
-        finally:
-            os.close(write_end)
-        assert handle.stdin is not None
-        assert handle.stderr is not None
-        self._out = BatchWriter(handle.stdin.write, spec.name)
-        self.protocol.set_writer(self._out)  # pygls's messages and relayed ones share one ordered stream
-        process = _Process(handle)
+        self._out = BatchWriter(process.stdin.write, spec.name)
+        self.protocol.set_writer(self._out)  # pygls's messages and lintel's own share one ordered stream
         self._process = process
-        messages = MessageReader(self._on_message, spec.id)
-        process.stdout, _ = await asyncio.get_running_loop().connect_read_pipe(
-            lambda: messages, os.fdopen(read_end, "rb", buffering=0)
-        )
-        reader = asyncio.ensure_future(messages.done)
-        drain = asyncio.create_task(self._drain(handle.stderr), name=f"{spec.id} stderr")
-        process.tasks = [
-            reader,
-            drain,
-            asyncio.create_task(self._watch(handle, reader, drain), name=f"{spec.id} watch"),
-        ]
+        await process.read(self._on_message, self._fail)
+        result = await self._initialize()
+        if self.state is not ChildState.STARTING:  # stopped meanwhile
+            raise ChildFailed(self.failure or f"{self.name} was stopped")
+        self.result = result
+        encoding = result.capabilities.position_encoding
+        self.encoding = str(getattr(encoding, "value", encoding or "utf-16"))  # type: ignore[assignment]
+        self.protocol.notify(types.INITIALIZED, types.InitializedParams())
+        self.state = ChildState.RUNNING
+        if spec.load_signal is None:
+            self._mark_loaded()
+        log.info("%s: running (pid %s, positions in %s)", spec.id, process.pid, self.encoding)
+
+    async def _initialize(self) -> types.InitializeResult:
+        """The child's answer to `initialize`; ChildFailed (and FAILED) when there is none in time."""
+        spec = self.spec
         params = types.InitializeParams(
             process_id=os.getpid(),
             client_info=types.ClientInfo(name="lintel", version=__version__),
@@ -382,81 +276,87 @@ class ChildClient:
             initialization_options=spec.initialization_options,
         )
         try:
-            result = await asyncio.wait_for(self._send(types.INITIALIZE, params), spec.start_timeout)
+            answer = await asyncio.wait_for(self._ask(types.INITIALIZE, params), spec.start_timeout)
+            result: types.InitializeResult = self._converter.structure(answer, types.InitializeResult)
         except (asyncio.TimeoutError, TimeoutError) as exc:
             self._fail(f"did not answer initialize within {spec.start_timeout:g}s")
             raise ChildFailed(self.failure) from exc
         except JsonRpcException as exc:  # an error answer, or ChildFailed when it died meanwhile
             self._fail(f"failed to initialize: {exc.message}")
             raise ChildFailed(self.failure) from exc
-        if self.state is not ChildState.STARTING:  # stopped meanwhile
-            raise ChildFailed(self.failure or f"{self.name} was stopped")
-        self.result = result
-        encoding = result.capabilities.position_encoding
-        self.encoding = str(getattr(encoding, "value", encoding or "utf-16"))  # type: ignore[assignment]
-        self.protocol.notify(types.INITIALIZED, types.InitializedParams())
-        self.state = ChildState.RUNNING
-        if spec.load_signal is None:
-            self._mark_loaded()
-        log.info("%s: running (pid %s, positions in %s)", spec.id, handle.pid, self.encoding)
+        except Exception as exc:  # cattrs: the answer is not an InitializeResult
+            self._fail(f"failed to initialize: its answer cannot be read ({exc})")
+            raise ChildFailed(self.failure) from exc
+        return result
 
     async def stop(self) -> None:
         """shutdown + exit, then SIGTERM and SIGKILL to the process group after the grace period."""
         process = self._process
         was = self.state
-        self._stopping = True
         self.state = ChildState.STOPPED
         self._mark_loaded()  # requests waiting for it fail now ("was stopped"), not after their wait
         if process is None:
             return
+        process.stopping = True
         grace = self.spec.stop_grace
         if was is ChildState.RUNNING and process.handle.returncode is None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._send(types.SHUTDOWN, None), grace)
+                await asyncio.wait_for(self._ask(types.SHUTDOWN, None), grace)
             with contextlib.suppress(Exception):
                 self.protocol.notify(types.EXIT, None)
-            await self._exited(process.handle, grace)
-        if process.handle.returncode is None:
-            self._signal_group(signal.SIGTERM)
-            await self._exited(process.handle, 0.5)
-        self._signal_group(signal.SIGKILL)  # the process, or helpers it left behind
+            await process.exited(grace)
+        await process.stop()
         self._fail_pending(f"{self.name} was stopped")
         with contextlib.suppress(Exception):
             if self._out is not None:
                 self._out.close()
-            process.handle.stdin.close()  # type: ignore[union-attr]
-        await self._finish(process)
+        await process.finish()
 
     def kill(self) -> None:
         """Synchronous last resort (interpreter exit): SIGKILL the whole process group."""
-        self._stopping = True
-        self._signal_group(signal.SIGKILL)
+        if self._process is not None:
+            self._process.stopping = True
+            self._process.kill()
 
     # -- messages ----------------------------------------------------------------------------------------
 
     async def request(self, method: str, params: Any) -> Any:
         """Relay a request: `params` as JSON (a dict, or lsprotocol attrs), the result as the child sent it."""
-        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        cancel = self.send(method, params, lambda result, error: _settle_waiter(waiter, result, error))
-        try:
-            return await waiter
-        except asyncio.CancelledError:
-            cancel()  # the editor cancelled: so does the child
-            raise
+        self._check_running()
+        return await self._ask(method, params)
 
     def send(self, method: str, params: Any, on_answer: Answer) -> Callable[[], None]:
         """Relay a request without a coroutine: `on_answer(result, None)` or `on_answer(None, error)` is called
-        once, from the reader; the function returned cancels it (the child is told, the answer is dropped).
+        once, from the reader; the function returned cancels it (the child is told, the answer is dropped)."""
+        self._check_running()
+        return self._send(method, params, on_answer)
 
-        This is the hot path of navigation, so it bypasses pygls both ways: the request is written as bytes
-        and the answer handed on straight from the reader's json.loads (pygls would structure the message,
-        run two runtime Protocol isinstance checks and hop through a concurrent future)."""
+    def _check_running(self) -> None:
         if self.state is not ChildState.RUNNING:
             raise ChildFailed(f"{self.name} is not running" + (f": {self.failure}" if self.failure else ""))
+
+    async def _ask(self, method: str, params: Any) -> Any:
+        """A request in any state (initialize and shutdown come before and after RUNNING)."""
+        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        cancel = self._send(method, params, lambda result, error: _settle_waiter(waiter, result, error))
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            cancel()  # the editor cancelled (or the wait timed out): so does the child
+            raise
+
+    def _send(self, method: str, params: Any, on_answer: Answer) -> Callable[[], None]:
+        """Every request of lintel's to the child. This is the hot path of navigation, so it bypasses pygls both
+        ways: the request is written as bytes and the answer handed on straight from the reader's json.loads
+        (pygls would structure the message, run two runtime Protocol isinstance checks and hop through a
+        concurrent future). Our own ids: the child's requests to lintel use pygls's table, under the child's."""
         if hasattr(params, "__attrs_attrs__"):
-            params = self.protocol._converter.unstructure(params)
+            params = self._converter.unstructure(params)
         msg_id = f"lintel-{next(self._ids)}"
-        self._write({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not None:  # JSON-RPC: params, when present, are an object or an array
+            message["params"] = params
+        self._write(message)
         self._relayed[msg_id] = on_answer
 
         def cancel() -> None:
@@ -476,7 +376,7 @@ class ChildClient:
         out.write(encode(message))
 
     def _answer(self, data: dict[str, Any]) -> bool:
-        """Settle a relayed request from its answer; False when the answer is not for one (pygls's then)."""
+        """Settle a request of lintel's from its answer; False when the answer is not for one (pygls's then)."""
         on_answer = self._relayed.pop(data.get("id"), None)  # type: ignore[arg-type]
         if on_answer is None:
             return False
@@ -504,38 +404,7 @@ class ChildClient:
         except OSError as exc:
             self._fail(f"cannot write to {self.name}: {exc}")
 
-    async def _send(self, method: str, params: Any) -> Any:
-        # Our own ids: pygls keeps one table for the requests it sends and those it receives.
-        msg_id = f"lintel-{next(self._ids)}"
-        try:
-            future = self.protocol.send_request(method, params, msg_id=msg_id)
-        except OSError as exc:
-            self.protocol._request_futures.pop(msg_id, None)
-            self._fail(f"cannot write to {self.name}: {exc}")
-            raise ChildFailed(self.failure) from exc
-        self._pending[msg_id] = future
-        # pygls settles the concurrent future on this loop's thread (our reader), so an asyncio future is
-        # settled from its callback directly: asyncio.wrap_future would take a thread-safe hop per answer.
-        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        future.add_done_callback(lambda done: _settle(waiter, done))
-        try:
-            return await waiter
-        except asyncio.CancelledError:
-            # The editor cancelled: so does the child. Its late answer then finds no future (a debug line).
-            if self.protocol._request_futures.pop(msg_id, None) is not None and self.state is ChildState.RUNNING:
-                with contextlib.suppress(Exception):
-                    self.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
-            raise
-        finally:
-            self._pending.pop(msg_id, None)
-            self.protocol._result_types.pop(msg_id, None)  # pygls keeps it when the answer is an error
-
     def _fail_pending(self, reason: str) -> None:
-        for msg_id, future in list(self._pending.items()):
-            self.protocol._request_futures.pop(msg_id, None)
-            if not future.done():
-                future.set_exception(ChildFailed(reason))
-        self._pending.clear()
         relayed, self._relayed = self._relayed, {}
         for on_answer in relayed.values():
             on_answer(None, ChildFailed(reason))
@@ -551,12 +420,13 @@ class ChildClient:
         self._mark_loaded()  # nothing more to wait for: waiting requests fail now
         log.error("%s: %s%s", self.spec.id, self.failure, f"\n{tail}" if tail else "")
         self._fail_pending(self.failure)
-        self._signal_group(signal.SIGKILL)
+        if self._process is not None:
+            self._process.kill()
 
-    # -- the process -------------------------------------------------------------------------------------
+    # -- what the child sends --------------------------------------------------------------------------
 
     def _on_message(self, body: bytes) -> None:
-        """A message from the child. Answers to relayed requests settle their waiters straight from json.loads;
+        """A message from the child. Answers to lintel's requests settle their waiters straight from json.loads;
         the rest goes to pygls, structured once at the top (pygls calls its hook on every nested object)."""
         try:
             data = json.loads(body)
@@ -600,58 +470,6 @@ class ChildClient:
     def _handles(self, method: Any) -> bool:
         features = self.protocol.fm
         return method in features.features or method in features.builtin_features or method == types.CANCEL_REQUEST
-
-    async def _drain(self, stderr: asyncio.StreamReader) -> None:
-        """Read stderr to the end (an unread pipe blocks the child), into the log and a short tail."""
-        while True:
-            line = await stderr.readline()
-            if not line:
-                return
-            text = line.decode("utf-8", errors="replace").rstrip()
-            if text:
-                self._stderr.append(text)
-                log.debug("%s stderr: %s", self.spec.id, text)
-
-    async def _watch(
-        self, handle: asyncio.subprocess.Process, reader: asyncio.Future[None], drain: asyncio.Task[None]
-    ) -> None:
-        """Notice the child's end within 0.1 s. Process.wait() is no use: it also waits for the pipes,
-        which a surviving helper (tsserver, node under a Python launcher) keeps open."""
-        while handle.returncode is None and not reader.done():
-            await asyncio.wait({reader}, timeout=0.1)
-        if self._stopping:
-            return
-        if handle.returncode is None:
-            await self._exited(handle, 0.2)
-        # Helpers left behind go first (they hold the pipes), then the last words on stderr are read.
-        self._signal_group(signal.SIGKILL)
-        await asyncio.wait({drain}, timeout=0.3)
-        self._fail(describe_exit(handle.returncode))
-
-    @staticmethod
-    async def _exited(handle: asyncio.subprocess.Process, timeout: float) -> bool:
-        if handle.returncode is None:
-            with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
-                await asyncio.wait_for(handle.wait(), timeout)
-        return handle.returncode is not None
-
-    def _signal_group(self, sig: signal.Signals) -> None:
-        if self._process is None:
-            return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self._process.handle.pid, sig)
-
-    async def _finish(self, process: _Process) -> None:
-        """Wait for the reader, stderr and watcher to end (the pipes close once the group is dead)."""
-        current = asyncio.current_task()
-        tasks = [t for t in process.tasks if t is not current]
-        if not tasks:
-            return
-        _, pending = await asyncio.wait(tasks, timeout=2.0)
-        for task in pending:
-            task.cancel()
-        if process.stdout is not None:
-            process.stdout.close()  # a helper that outlived the group's kill may still hold its write end
 
     # -- requests from the child -----------------------------------------------------------------------
 
@@ -707,7 +525,7 @@ class ChildClient:
         def telemetry(params: Any) -> None:
             return None
 
-        for method in _IGNORED_REQUESTS:
+        for method in IGNORED_REQUESTS:
             features.feature(method)(_acknowledge)
 
 
@@ -722,14 +540,3 @@ def _settle_waiter(waiter: asyncio.Future[Any], result: Any, error: BaseExceptio
         waiter.set_exception(error)
     else:
         waiter.set_result(result)
-
-
-def _settle(waiter: asyncio.Future[Any], done: Any) -> None:
-    if waiter.done():
-        return
-    if done.cancelled():
-        waiter.cancel()
-    elif done.exception() is not None:
-        waiter.set_exception(done.exception())
-    else:
-        waiter.set_result(done.result())

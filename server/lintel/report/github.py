@@ -33,10 +33,6 @@ def annotation(issue: Issue) -> str:
     return f"::{_COMMAND[issue.severity]} {','.join(props)}::{_escape_data(issue.message)}"
 
 
-def _where(issue: Issue) -> str:
-    return f"{issue.file or '.'}:{issue.line}" if issue.line is not None else issue.file or "."
-
-
 def render_github(report: CheckReport) -> str:
     counted = report.counted()  # a timeout is annotated as its run's "not checked" warning, once
     ordered = sorted(counted, key=lambda i: -SEVERITY_RANK[i.severity])

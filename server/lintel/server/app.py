@@ -6,7 +6,6 @@ import asyncio
 import json
 import logging
 import sys
-import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, BinaryIO, Protocol
 
@@ -22,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lintel import __version__
+from lintel.pyglscompat import is_shutting_down, new_stop_event
 from lintel.server.notify import Notifier
 from lintel.server.session import Session
 from lintel.wire import BatchWriter, MessageReader, encode
@@ -45,7 +45,7 @@ class LintelProtocol(LanguageServerProtocol):
         and its handlers (documents.py) run later as tasks, after messages that may have come behind."""
         super().handle_message(message)
         handle = _DOCUMENT_MESSAGES.get(getattr(message, "method", ""))
-        if handle is not None and not self._shutdown:
+        if handle is not None and not is_shutting_down(self):
             for listener in self._server.document_listeners:
                 try:
                     handle(listener, message.params)
@@ -105,7 +105,6 @@ class LintelServer(LanguageServer):
         reader where stdin is not a pipe."""
         source = stdin or sys.stdin.buffer
         sink = stdout or sys.stdout.buffer
-        self._stop_event = threading.Event()
 
         def write(data: bytes) -> None:
             sink.write(data)
@@ -130,9 +129,8 @@ class LintelServer(LanguageServer):
             await loop.connect_read_pipe(lambda: reader, source)
         except (ValueError, OSError) as exc:  # a regular file or another non-pipe stdin
             log.info("stdin is not a pipe (%s); using pygls's threaded reader", exc)
-            assert self._stop_event is not None
             await run_async(
-                stop_event=self._stop_event,
+                stop_event=new_stop_event(self),
                 reader=StdinAsyncReader(source, self.thread_pool),
                 protocol=self.protocol,
                 logger=log,
@@ -152,7 +150,7 @@ class LintelServer(LanguageServer):
                 raise JsonRpcInvalidRequest(f"a JSON-RPC message must be an object, not {type(data).__name__}")
             method = data.get("method")
             handler = self.raw_requests.get(method)  # type: ignore[arg-type]
-            if handler is not None and "id" in data and not protocol._shutdown:
+            if handler is not None and "id" in data and not is_shutting_down(protocol):
                 self._serve_raw(handler, data["id"], data.get("params"))
             elif method == types.CANCEL_REQUEST and self._cancel_raw(data.get("params")):
                 pass

@@ -119,16 +119,7 @@ def publish_run(server: LintelServer, folder: Folder, result: RunResult, channel
 
 def publish_validation(server: LintelServer, folder: Folder, result: ValidateResult) -> None:
     """A validator's issues under its own channel, so each validator replaces only its own diagnostics."""
-    run = RunResult(
-        language=None,
-        check="validators",
-        tool=result.id,
-        argv=[],
-        cwd=folder.root,
-        status="findings",
-        issues=result.issues,
-    )
-    publish_run(server, folder, run, f"validator:{result.id}", folder.root)
+    publish_run(server, folder, result.as_run_result(folder.root), f"validator:{result.id}", folder.root)
 
 
 async def run_on_save_validators(server: LintelServer, folder: Folder) -> None:

@@ -25,6 +25,7 @@ from lintel.proxy.encoding import LineCache, Recoder
 from lintel.proxy.manager import Child, ChildKey, Manager
 from lintel.proxy.router import Router
 from lintel.proxy.servers import Command, resolve_command, server_root
+from lintel.pyglscompat import converter_of
 from lintel.server.app import NOT_FORWARDED, RawNow
 from lintel.server.documents import publish
 
@@ -375,7 +376,7 @@ def setup(server: LintelServer) -> None:
     server.document_listeners.append(manager)
     atexit.register(manager.kill_all)  # an editor that exits without shutdown leaves no child behind
     # pygls keeps its converter on the protocol only; results wrapped in RawJson go out untouched.
-    server.protocol._converter.register_unstructure_hook(RawJson, lambda raw: raw.value)
+    converter_of(server.protocol).register_unstructure_hook(RawJson, lambda raw: raw.value)
 
     handlers: dict[str, RawHandler] = {}
     for method in DOCUMENT_REQUESTS:

@@ -1,0 +1,36 @@
+"""The pygls internals lintel relies on, all here: checked against pygls 2.1.1 (pyproject.toml pins the minor),
+and tests/unit/test_pyglscompat.py fails when they change. The rest of lintel uses pygls's public API only."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cattrs import Converter
+    from pygls.protocol import JsonRPCProtocol
+    from pygls.server import JsonRPCServer
+
+PYGLS_CHECKED = "2.1.1"
+
+
+def converter_of(protocol: JsonRPCProtocol) -> Converter:
+    """The converter `protocol` writes its messages with: a hook registered on it applies to what it sends.
+
+    pygls builds it once and hands the same object to the protocol (`_converter`) and to its feature manager,
+    whose attribute is public."""
+    converter: Converter = protocol.fm.converter
+    return converter
+
+
+def is_shutting_down(protocol: JsonRPCProtocol) -> bool:
+    """Whether the client has sent `shutdown`: pygls then drops every message but `exit`."""
+    return protocol._shutdown
+
+
+def new_stop_event(server: JsonRPCServer) -> threading.Event:
+    """A stop event for a message loop lintel runs itself (`pygls.io_.run_async`), put where pygls's own
+    transports keep theirs, so `server.shutdown()` sets it."""
+    event = threading.Event()
+    server._stop_event = event
+    return event

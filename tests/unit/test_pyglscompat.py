@@ -1,0 +1,83 @@
+"""What lintel.pyglscompat assumes of pygls's internals, checked on a real LanguageServer: when an upgrade changes
+them, these fail (and the pin in pyproject.toml says which version they were checked on)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+from typing import Any
+
+import attrs
+from lintel.pyglscompat import PYGLS_CHECKED, converter_of, is_shutting_down, new_stop_event
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+
+class Recorder:
+    """A pygls Writer keeping each message it is given (without headers)."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def write(self, data: bytes) -> None:
+        self.messages.append(json.loads(data))
+
+    def close(self) -> None:
+        return None
+
+
+def serving() -> tuple[LanguageServer, Recorder]:
+    server = LanguageServer("compat", "0")
+    out = Recorder()
+    server.protocol.set_writer(out, include_headers=False)
+    return server, out
+
+
+def receive(server: LanguageServer, message: dict[str, Any]) -> None:
+    protocol = server.protocol
+    protocol.handle_message(protocol.structure_message({"jsonrpc": "2.0", **message}))
+
+
+@attrs.define
+class Wrapped:
+    value: Any
+
+
+def test_the_installed_pygls_is_the_minor_the_internals_were_checked_on() -> None:
+    installed = importlib.metadata.version("pygls").split(".")[:2]
+    assert installed == PYGLS_CHECKED.split(".")[:2], "recheck lintel.pyglscompat against this pygls, then re-pin"
+
+
+def test_a_hook_on_the_converter_applies_to_what_the_protocol_sends() -> None:
+    server, out = serving()
+    converter_of(server.protocol).register_unstructure_hook(Wrapped, lambda wrapped: wrapped.value)
+    server.protocol.notify("custom/raw", Wrapped({"kept": [1, "two"]}))
+    assert out.messages == [{"jsonrpc": "2.0", "method": "custom/raw", "params": {"kept": [1, "two"]}}]
+
+
+def test_shutting_down_is_false_until_shutdown_then_only_exit_is_handled() -> None:
+    server, out = serving()
+    seen: list[str] = []
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def saved(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        seen.append(params.text_document.uri)
+
+    save = {"method": types.TEXT_DOCUMENT_DID_SAVE, "params": {"textDocument": {"uri": "file:///a"}}}
+    receive(server, save)
+    assert (is_shutting_down(server.protocol), seen) == (False, ["file:///a"])
+
+    receive(server, {"id": 1, "method": types.SHUTDOWN})
+    assert is_shutting_down(server.protocol)
+    assert out.messages == [{"jsonrpc": "2.0", "id": 1, "result": None}]
+    receive(server, save)  # dropped by pygls: lintel's own readers must drop it too
+    assert seen == ["file:///a"]
+
+
+def test_shutdown_sets_the_installed_stop_event() -> None:
+    server = LanguageServer("compat", "0")
+    event = new_stop_event(server)
+    assert not event.is_set()
+    server.shutdown()
+    assert event.is_set()
+    assert new_stop_event(server) is not event  # a fresh one per loop
