@@ -71,9 +71,7 @@ class DeclaredFiles:
         try:
             if old:
                 unregister = [types.Unregistration(id=r.id, method=r.method) for r in old]
-                await server.client_unregister_capability_async(
-                    types.UnregistrationParams(unregisterations=unregister)
-                )
+                await server.client_unregister_capability_async(types.UnregistrationParams(unregisterations=unregister))
             if pattern is not None:
                 self._generation += 1
                 new = registrations(pattern, self._generation)
