@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 from lintel.detect import Language
+from lintel.positions import Unit
 from lintel.proxy.client import ChildFailed, ChildSpec, ChildState
 from lintel.proxy.manager import ChildKey, Manager, RestartPolicy
 from lintel.proxy.servers import Command
-from lintel.server.positions import Unit
 from lsprotocol import types
 
 ROOT = Path("/work/project")

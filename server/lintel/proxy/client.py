@@ -31,8 +31,8 @@ from pygls.protocol import LanguageServerProtocol
 
 from lintel import __version__
 from lintel.detect import Language
+from lintel.positions import Unit
 from lintel.proxy.servers import LoadSignal
-from lintel.server.positions import Unit
 from lintel.wire import BatchWriter, MessageReader, encode
 
 log = logging.getLogger(__name__)

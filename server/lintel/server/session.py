@@ -12,7 +12,7 @@ from typing import Any
 from lintel.checks import RunResult
 from lintel.config import ConfigProblem, LintelConfig, load_config
 from lintel.detect import Project, detect, is_inside
-from lintel.server.positions import Unit
+from lintel.positions import Unit
 from lintel.server.scheduler import Scheduler
 from lintel.server.store import DiagnosticsStore
 
