@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn, cast
 
 from lintel import __version__
-from lintel.baseline import load_baseline
+from lintel.baseline import Baseline, BaselineError, load_baseline
 from lintel.checks import RunResult, Status, dedupe_issues, detect_document, run_checks, sort_issues
 from lintel.config import LintelConfig, ValidatorConfig, load_config
 from lintel.detect import DetectionError, Project, detect, normalize_language, select_projects
@@ -170,6 +170,15 @@ async def _run_everything(
     return [*ran, *(_validator_run(v, root) for v in validated)]
 
 
+def _baseline(path: str | None) -> Baseline | None:
+    if not path:
+        return None
+    try:
+        return load_baseline(Path(path))
+    except BaselineError as exc:
+        raise UsageError(f"--baseline {exc}") from exc
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     root = _workspace(args.path)
     config = _config(root)
@@ -187,7 +196,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             projects = []  # a workspace without markers can still run its validators
         else:
             raise UsageError(str(exc)) from exc
-    baseline = load_baseline(Path(args.baseline)) if args.baseline else None
+    baseline = _baseline(args.baseline)
 
     runs = asyncio.run(_run_everything(projects, checks if projects else [], validators, root, config, args))
     issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
