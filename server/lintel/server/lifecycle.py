@@ -20,8 +20,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CONFIG_FILES = ("lintel.toml", "pyproject.toml")
-
 
 def _folder(uri: str) -> Folder | None:
     path = to_fs_path(uri)

@@ -64,8 +64,6 @@ class Session:
     pull: bool = False  # diagnostics are pulled by the client (textDocument/diagnostic) instead of pushed
     store: DiagnosticsStore = field(default_factory=DiagnosticsStore)
     scheduler: Scheduler = field(default_factory=Scheduler)
-    # Document versions seen, so diagnostics are published against the version they describe.
-    versions: dict[str, int | None] = field(default_factory=dict)
 
     def folder_for(self, path: Path) -> Folder | None:
         """The innermost workspace folder that holds `path` (after symlinks)."""
