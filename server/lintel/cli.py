@@ -246,7 +246,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from lintel.server.app import create_server
+    from lintel.server.wiring import create_server
 
     server = create_server()
     if args.tcp:
