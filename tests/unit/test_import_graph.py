@@ -171,6 +171,21 @@ def test_no_import_circles_in_lintel() -> None:
     assert not tangles, "import circles:\n" + "\n".join(report)
 
 
+def package_graph(graph: Graph) -> Graph:
+    """The same imports between lintel's top-level modules and packages (lintel.server.app -> lintel.server)."""
+    top: Graph = {}
+    for module, targets in graph.items():
+        home = ".".join(module.split(".")[:2])
+        top.setdefault(home, set()).update(".".join(t.split(".")[:2]) for t in targets)
+    return {home: targets - {home} for home, targets in top.items()}
+
+
+def test_no_import_circles_between_lintels_packages() -> None:
+    """server/ may use proxy/, never the other way round (positions.py sits below both for that)."""
+    found = cycles(package_graph(import_graph(LINTEL)))
+    assert not found, "circles between packages:\n" + "\n".join(" -> ".join(c) for c in found)
+
+
 @pytest.mark.xfail(strict=False, reason="issue 11: being split")
 def test_no_module_over_600_lines() -> None:
     long = {
@@ -229,6 +244,21 @@ def test_builder_resolves_each_kind_of_import(tmp_path: Path) -> None:
         "pkg.e": {"pkg.b"},
     }
     assert cycles(graph) == []
+
+
+def test_packages_tangle_when_their_modules_do_not(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "from pkg.sub import y\n",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/x.py": "from .. import a\n",
+        "pkg/sub/y.py": "",
+    }
+    graph = import_graph(write(tmp_path, files) / "pkg")
+    assert cycles(graph) == []  # sub.x -> a -> sub.y
+    top = package_graph(graph)
+    assert top == {"pkg": set(), "pkg.a": {"pkg.sub"}, "pkg.sub": {"pkg.a"}}
+    assert cycles(top) == [["pkg.a", "pkg.sub", "pkg.a"]]
 
 
 def test_builder_reports_a_circle_with_its_path(tmp_path: Path) -> None:
