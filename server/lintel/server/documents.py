@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FileCheck = Literal["lint", "format"]
-CONFIG_NAMES = ("lintel.toml", "pyproject.toml")
 
 # Configuration re-read from every source (lifecycle.py's reload).
 Reload = Callable[[], Awaitable[None]]
@@ -112,7 +111,7 @@ class Documents:
     async def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
         path = uri_path(uri)
-        if path is not None and path.name in CONFIG_NAMES:
+        if path is not None and path.name in ("lintel.toml", "pyproject.toml"):
             await self.reload()
         folder = self.folder(uri)
         if folder is None:
