@@ -59,10 +59,9 @@ def fingerprints_of(document: Any) -> Counter[str]:
 
 
 def load_baseline(path: Path) -> Baseline:
-    from lintel.cli import UsageError  # the CLI turns a bad baseline into exit code 2
-
+    """BaselineError, naming the file, when it cannot be read or is not a report."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
         return Baseline(fingerprints_of(document))
     except (OSError, ValueError) as exc:
-        raise UsageError(f"--baseline {path}: {exc}") from exc
+        raise BaselineError(f"{path}: {exc}") from exc

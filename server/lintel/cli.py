@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn, cast
 
 from lintel import __version__
-from lintel.baseline import load_baseline
+from lintel.baseline import Baseline, BaselineError, load_baseline
 from lintel.checks import RunResult, dedupe_issues, detect_document, run_checks, sort_issues
 from lintel.config import LintelConfig, ValidatorConfig, load_config
 from lintel.detect import DetectionError, detect, normalize_language, select_projects
@@ -149,6 +149,15 @@ async def _run_everything(
     return [*ran, *(v.as_run_result(root) for v in validated)]
 
 
+def _baseline(path: str | None) -> Baseline | None:
+    if not path:
+        return None
+    try:
+        return load_baseline(Path(path))
+    except BaselineError as exc:
+        raise UsageError(f"--baseline {exc}") from exc
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     root = _workspace(args.path)
     config = _config(root)
@@ -167,7 +176,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             projects = []  # a workspace without markers can still run its validators
         else:
             raise UsageError(str(exc)) from exc
-    baseline = load_baseline(Path(args.baseline)) if args.baseline else None
+    baseline = _baseline(args.baseline)
 
     runs = asyncio.run(_run_everything(projects, checks if projects else [], validators, root, config, args))
     issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
@@ -218,7 +227,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from lintel.server.app import create_server
+    from lintel.server.wiring import create_server
 
     server = create_server()
     if args.tcp:

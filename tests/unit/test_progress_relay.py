@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from lintel.server import navigation
+from lintel.server.diagnostics import Diagnostics
 from lintel.server.navigation import EditorBridge
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -83,7 +84,7 @@ def progress(bridge: EditorBridge, token: str | int, value: Any, source: Any = N
 
 async def test_progress_that_ends_within_the_delay_never_reaches_the_editor() -> None:
     server = FakeServer()
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     bridge.create_progress(child(), "quick")
     progress(bridge, "quick", BEGIN)
     progress(bridge, "quick", REPORT_1)
@@ -98,7 +99,7 @@ async def test_progress_that_ends_within_the_delay_never_reaches_the_editor() ->
 
 async def test_lasting_progress_is_announced_then_relayed_in_order_and_forgotten_after_its_end() -> None:
     server = FakeServer()
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     bridge.create_progress(child(), "slow")
     progress(bridge, "slow", BEGIN)
     await server.asking.wait()  # the delay passed with the progress still going
@@ -122,7 +123,7 @@ async def test_lasting_progress_is_announced_then_relayed_in_order_and_forgotten
 
 async def test_an_end_held_while_the_editor_is_asked_is_sent_and_the_token_forgotten() -> None:
     server = FakeServer()
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     bridge.create_progress(child(), 7)  # tokens may be integers
     progress(bridge, 7, BEGIN)
     await server.asking.wait()
@@ -138,7 +139,7 @@ async def test_an_end_held_while_the_editor_is_asked_is_sent_and_the_token_forgo
 
 async def test_a_refused_token_drops_its_progress() -> None:
     server = FakeServer()
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     bridge.create_progress(child(), "refused")
     progress(bridge, "refused", BEGIN)
     await server.asking.wait()
@@ -152,7 +153,7 @@ async def test_a_refused_token_drops_its_progress() -> None:
 
 async def test_only_the_lasting_one_of_two_tokens_is_shown_and_children_keep_their_own_tokens() -> None:
     server = FakeServer()
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     other = child("go:/w")
     bridge.create_progress(child(), "1")
     bridge.create_progress(other, "1")  # the same token from another child
@@ -169,7 +170,7 @@ async def test_only_the_lasting_one_of_two_tokens_is_shown_and_children_keep_the
 
 async def test_progress_for_a_token_the_child_did_not_create_is_dropped() -> None:
     server = FakeServer()
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     progress(bridge, "a-request-token", BEGIN)
     bridge.create_progress(child(), "created")
     progress(bridge, "created", BEGIN, child("rust:/w"))  # the same token, another child
@@ -182,7 +183,7 @@ async def test_progress_for_a_token_the_child_did_not_create_is_dropped() -> Non
 
 async def test_an_editor_without_work_done_progress_hears_nothing() -> None:
     server = FakeServer(work_done_progress=False)
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     bridge.create_progress(child(), "t")
     progress(bridge, "t", BEGIN)
     await past_the_delay()
@@ -194,7 +195,7 @@ async def test_an_editor_without_work_done_progress_hears_nothing() -> None:
 async def test_a_token_used_again_waits_its_own_delay(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(navigation, "PROGRESS_DELAY", 0.2)
     server = FakeServer()
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     bridge.create_progress(child(), "tok")
     progress(bridge, "tok", BEGIN)
     progress(bridge, "tok", END)
@@ -210,7 +211,7 @@ async def test_a_token_used_again_waits_its_own_delay(monkeypatch: pytest.Monkey
 
 async def test_a_childs_int_and_string_tokens_stay_apart() -> None:
     server = FakeServer()
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     bridge.create_progress(child(), 1)
     bridge.create_progress(child(), "1")
     progress(bridge, 1, BEGIN)
@@ -225,7 +226,7 @@ async def test_a_childs_int_and_string_tokens_stay_apart() -> None:
 async def test_a_token_reused_after_its_end_gets_a_new_editor_token() -> None:
     """rust-analyzer creates "rustAnalyzer/Fetching" again for each fetch; the editor must not see it twice."""
     server = FakeServer()
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     server.answer.set_result(None)
     for _ in range(2):
         bridge.create_progress(child(), "rustAnalyzer/Fetching")
@@ -263,7 +264,7 @@ async def test_show_document_reaches_an_editor_that_can_with_the_selection_in_it
     source = tmp_path / "a.go"
     source.write_text('s := "é🍰" + name\n', encoding="utf-8")
     server = ShowingServer(support=True, encoding="utf-8")
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     go = SimpleNamespace(spec=SimpleNamespace(id="go:/w"), encoding="utf-16")
     result = await bridge.show_document(go, show(source.as_uri(), 12))  # type: ignore[arg-type]
     assert result.success
@@ -276,7 +277,7 @@ async def test_show_document_reaches_an_editor_that_can_with_the_selection_in_it
 
 async def test_show_document_is_declined_for_an_editor_that_cannot() -> None:
     server = ShowingServer(support=False)
-    bridge = EditorBridge(server)  # type: ignore[arg-type]
+    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
     go = SimpleNamespace(spec=SimpleNamespace(id="go:/w"), encoding="utf-16")
     result = await bridge.show_document(go, show("file:///w/a.go", 0))  # type: ignore[arg-type]
     assert not result.success

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lintel.positions import Unit
 from lintel.proxy.client import ChildFailed, ChildSpec, ChildState
 from lintel.proxy.manager import ChildKey, Manager, RestartPolicy
 from lintel.proxy.servers import Command
-from lintel.server.positions import Unit
 from lsprotocol import types
 
 ROOT = Path("/work/project")

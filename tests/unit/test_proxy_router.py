@@ -7,11 +7,11 @@ import asyncio
 from typing import Any
 
 import pytest
+from lintel.positions import Unit
 from lintel.proxy.client import ChildFailed, ChildSpec, ChildState
 from lintel.proxy.encoding import LineCache
 from lintel.proxy.manager import Manager
 from lintel.proxy.router import MARKER, Router
-from lintel.server.positions import Unit
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException

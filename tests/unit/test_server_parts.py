@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 from lintel.issues import make_issue
+from lintel.positions import convert_column
 from lintel.server.convert import issue_to_diagnostic, unit_for
-from lintel.server.positions import convert_column
 from lintel.server.scheduler import Scheduler
 from lintel.server.store import DiagnosticsStore
 from lsprotocol import types

@@ -27,9 +27,9 @@ from pygls.exceptions import JsonRpcException
 
 from lintel import __version__
 from lintel.languages.base import LoadSignal
+from lintel.positions import Unit
 from lintel.proxy.child_process import STDERR_TAIL, ChildProcess, telling_line
 from lintel.proxy.child_protocol import IGNORED_REQUESTS, ChildConnection, ChildProtocol
-from lintel.server.positions import Unit
 from lintel.wire import BatchWriter, encode
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
-from lintel.server.positions import Unit, convert_column
+from lintel.positions import Unit, convert_column
 
 # Keys whose value is a Range (or, for completion's insert/replace edits, a pair of ranges under these keys).
 _RANGE_KEYS = frozenset(

@@ -18,9 +18,9 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
+from lintel.positions import Unit
 from lintel.proxy.client import Answer, ChildFailed, ChildSpec, ChildState
 from lintel.proxy.servers import Command
-from lintel.server.positions import Unit
 
 log = logging.getLogger(__name__)
 

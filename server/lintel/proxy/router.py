@@ -17,10 +17,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import to_fs_path
 
+from lintel.positions import Unit
 from lintel.proxy.client import Answer
 from lintel.proxy.encoding import LinesSource, Recoder
 from lintel.proxy.manager import Child, Manager
-from lintel.server.positions import Unit
 
 log = logging.getLogger(__name__)
 

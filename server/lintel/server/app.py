@@ -1,4 +1,6 @@
-"""The pygls server object and the one place features are wired together (each module has a `setup`)."""
+"""The pygls server object: the editor's messages in and out, requests served raw, background tasks.
+
+It knows none of its features: wiring.py builds them, and they register their handlers on it."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInternalError,
     JsonRpcInvalidRequest,
+    JsonRpcMethodNotFound,
     JsonRpcRequestCancelled,
 )
 from pygls.io_ import StdinAsyncReader, run_async
@@ -24,6 +27,7 @@ from lintel import __version__
 from lintel.pyglscompat import is_shutting_down, new_stop_event
 from lintel.server.notify import Notifier
 from lintel.server.session import Session
+from lintel.server.shared import RawNow
 from lintel.wire import BatchWriter, MessageReader, encode
 
 log = logging.getLogger(__name__)
@@ -51,6 +55,17 @@ class LintelProtocol(LanguageServerProtocol):
                     handle(listener, message.params)
                 except Exception:
                     log.exception("a document listener failed on %s", message.method)
+
+
+class CommandRunner(Protocol):
+    """workspace/executeCommand, run under the request's own id (LintelProtocol)."""
+
+    async def execute(self, params: types.ExecuteCommandParams) -> Any: ...
+
+
+class _NoCommands:
+    async def execute(self, params: types.ExecuteCommandParams) -> Any:
+        raise JsonRpcMethodNotFound(f"unknown command {params.command!r}: none is wired")
 
 
 class DocumentListener(Protocol):
@@ -82,7 +97,7 @@ class LintelServer(LanguageServer):
         self.session = Session()
         self.notifier = Notifier(self)
         # Set by lintel.server.commands.setup; the protocol dispatches executeCommand to it.
-        self.commands: Any = None
+        self.commands: CommandRunner = _NoCommands()
         self.background: set[asyncio.Task[Any]] = set()
         # Other features that need document sync (the language-server proxy, where order matters) subscribe here.
         self.document_listeners: list[DocumentListener] = []
@@ -90,9 +105,6 @@ class LintelServer(LanguageServer):
         # methods, registered by navigation.py): method -> coroutine function of the params, whose result
         # is sent back as JSON. pygls still advertises and serves them where stdin is not a pipe.
         self.raw_requests: dict[str, Callable[[Any], Awaitable[Any]]] = {}
-        # A command that is not lintel's, given to the language server that offers it (set by navigation.py);
-        # NOT_FORWARDED when none does.
-        self.forward_command: Callable[[str, Any], Awaitable[Any]] = _not_forwarded
         # The same requests answered without a task when that can be done at once (the child runs): keyed by
         # the handler in raw_requests; the function returns None to leave the request to the handler.
         self.raw_now: dict[Callable[[Any], Awaitable[Any]], RawNow] = {}
@@ -274,10 +286,6 @@ class LintelServer(LanguageServer):
         log.error("server error (%s): %s", getattr(source, "__name__", source), error, exc_info=error)
 
 
-# (params, reply) -> the request's cancel function, or None when it must go the handler's way.
-RawNow = Callable[[Any, Callable[[Any, "BaseException | None"], None]], "Callable[[], None] | None"]
-
-
 class _Cancellable(Protocol):
     def cancel(self) -> Any: ...
 
@@ -289,18 +297,6 @@ class _Cancel:
         self.cancel = cancel
 
 
-class _NotForwarded:
-    def __repr__(self) -> str:
-        return "NOT_FORWARDED"
-
-
-NOT_FORWARDED: Any = _NotForwarded()
-
-
-async def _not_forwarded(command: str, arguments: Any) -> Any:
-    return NOT_FORWARDED
-
-
 def _id_key(msg_id: Any) -> tuple[type, Any] | None:
     return (type(msg_id), msg_id) if isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool) else None
 
@@ -310,14 +306,3 @@ def _error(error: JsonRpcException) -> dict[str, Any]:
     if error.data is not None:
         payload["data"] = error.data
     return payload
-
-
-def create_server() -> LintelServer:
-    from lintel.server import commands, documents, lifecycle, navigation
-
-    server = LintelServer()
-    lifecycle.setup(server)
-    documents.setup(server)
-    commands.setup(server)
-    navigation.setup(server)
-    return server

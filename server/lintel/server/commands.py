@@ -21,9 +21,9 @@ from pygls.exceptions import JsonRpcException
 from lintel.checks import detect_document, run_check
 from lintel.detect import DetectionError, choose_project, detect, is_inside, nearest_project
 from lintel.languages import CheckName, Project
-from lintel.server.app import NOT_FORWARDED
-from lintel.server.documents import publish_run, publish_validation
+from lintel.server.diagnostics import Diagnostics
 from lintel.server.session import Folder
+from lintel.server.shared import NOT_FORWARDED, ForwardCommand
 from lintel.validators import run_validators
 from lintel.validators import select as select_validators
 
@@ -42,6 +42,8 @@ FORMAT = "lintel.format"
 LAST_TEST_FAILURES = "lintel.lastTestFailures"
 DETECT = "lintel.detect"
 VALIDATE = "lintel.validate"
+# lintel's own commands; the editor is told of these (executeCommandProvider), a child's go by registration.
+OFFERED = (RUN_TESTS, TYPECHECK, LINT, FORMAT, LAST_TEST_FAILURES, DETECT, VALIDATE)
 
 
 class CommandArgs(BaseModel):
@@ -75,8 +77,10 @@ def parse_args(command: str, arguments: Any) -> CommandArgs:
 
 
 class Commands:
-    def __init__(self, server: LintelServer) -> None:
+    def __init__(self, server: LintelServer, diagnostics: Diagnostics, forward: ForwardCommand) -> None:
         self.server = server
+        self.diagnostics = diagnostics
+        self.forward = forward
         self.handlers: dict[str, Callable[[types.ExecuteCommandParams, CommandArgs], Awaitable[Any]]] = {
             RUN_TESTS: lambda p, a: self.run(p, a, "test"),
             TYPECHECK: lambda p, a: self.run(p, a, "typecheck"),
@@ -91,7 +95,7 @@ class Commands:
         handler = self.handlers.get(params.command)
         if handler is None:
             # A language server's command (a completion item's, say): run by the server that offers it.
-            forwarded = await self.server.forward_command(params.command, params.arguments)
+            forwarded = await self.forward(params.command, params.arguments)
             if forwarded is not NOT_FORWARDED:
                 return forwarded
             raise invalid(f"unknown command {params.command!r}; lintel offers: {', '.join(sorted(self.handlers))}")
@@ -159,7 +163,7 @@ class Commands:
             # The tool is missing or could not start: an error the user must act on (CONTRACT §5).
             raise failed(result.reason or f"{check}: could not run")
         channel = "test" if check == "test" else check
-        publish_run(self.server, folder, result, channel, project.root)
+        self.diagnostics.publish_run(folder, result, channel, project.root)
         if check == "test":
             folder.last_tests[project.language] = result
         return result.result_json()
@@ -189,7 +193,7 @@ class Commands:
         finally:
             progress.end()
         for result in results:
-            publish_validation(self.server, folder, result)
+            self.diagnostics.publish_validation(folder, result)
         return [r.to_json() for r in results]
 
 
@@ -240,13 +244,13 @@ class Progress:
         self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=f"done in {elapsed:.1f}s"))
 
 
-def setup(server: LintelServer) -> None:
-    commands = Commands(server)
+def setup(server: LintelServer, diagnostics: Diagnostics, forward: ForwardCommand) -> Commands:
+    commands = Commands(server, diagnostics, forward)
     server.commands = commands
-
-    for name in commands.handlers:
+    for name in OFFERED:
         # Registered with pygls only so executeCommandProvider lists them; LintelProtocol dispatches.
         server.command(name)(_listed_only)
+    return commands
 
 
 async def _listed_only(*args: Any) -> None:  # pragma: no cover - never called, see LintelProtocol

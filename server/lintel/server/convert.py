@@ -7,7 +7,7 @@ from collections.abc import Callable
 from lsprotocol import types
 
 from lintel.issues import Issue
-from lintel.server.positions import Unit, convert_column
+from lintel.positions import Unit, convert_column
 
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,

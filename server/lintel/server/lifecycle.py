@@ -6,13 +6,14 @@ import contextlib
 import logging
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from lintel.config import ConfigProblem
-from lintel.server import navigation
+from lintel.server.declared import DeclaredFiles
+from lintel.server.diagnostics import Diagnostics
 from lintel.server.session import Folder, config_options
 
 if TYPE_CHECKING:
@@ -20,7 +21,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CONFIG_FILES = ("lintel.toml", "pyproject.toml")
+
+class Children(Protocol):
+    """The child language servers (navigation.py)."""
+
+    async def reconcile(self) -> None:
+        """Brought in line with the configuration and workspace folders."""
+
+    async def stop(self) -> None:
+        """Every child shut down (shutdown + exit, then killed)."""
 
 
 def _folder(uri: str) -> Folder | None:
@@ -78,19 +87,42 @@ async def pull_client_settings(server: LintelServer) -> None:
         folder.client_settings = value if isinstance(value, Mapping) else None
 
 
-async def reload(server: LintelServer, *, pull: bool = True) -> None:
-    if pull:
-        await pull_client_settings(server)
-    server.notifier.forget("config:")
-    for folder in server.session.folders:
-        refresh_folder(server, folder)
-    await navigation.reconcile(server)
+class Lifecycle:
+    """The server's life: initialize, configuration and folder changes (each a reload), shutdown."""
 
+    def __init__(self, server: LintelServer, diagnostics: Diagnostics, children: Children) -> None:
+        self.server = server
+        self.diagnostics = diagnostics
+        self.children = children
+        self.declared = DeclaredFiles()
 
-def setup(server: LintelServer) -> None:
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: LintelServer, params: types.InitializeParams) -> None:
-        session = ls.session
+    async def reload(self, *, pull: bool = True) -> None:
+        server = self.server
+        if pull:
+            await pull_client_settings(server)
+        server.notifier.forget("config:")
+        for folder in server.session.folders:
+            refresh_folder(server, folder)
+        # Not awaited: the editor answers the registration when it likes, and nothing here waits on it.
+        server.spawn(self.declared.update(server))
+        await self.children.reconcile()
+
+    async def stop_everything(self) -> None:
+        """Cancel every run (which kills its process group) and wait until they are gone."""
+        server = self.server
+        await server.session.scheduler.shutdown()
+        await self.children.stop()
+        tasks = list(server.background)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+
+    # -- the editor's messages -------------------------------------------------------------------------
+
+    def initialize(self, params: types.InitializeParams) -> None:
+        session = self.server.session
         options: Any = params.initialization_options
         session.init_options = dict(options) if isinstance(options, Mapping) else None
         session.trusted = not (isinstance(options, Mapping) and options.get("trusted") is False)
@@ -106,55 +138,61 @@ def setup(server: LintelServer) -> None:
             and workspace_caps.diagnostics is not None
             and workspace_caps.diagnostics.refresh_support
         ):
-            from lintel.server.documents import enable_pull
+            self.diagnostics.enable_pull()
 
-            enable_pull(ls)
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: LintelServer, params: types.InitializedParams) -> None:
-        session = ls.session
-        session.encoding = _encoding(ls)  # type: ignore[assignment]
+    async def initialized(self) -> None:
+        server = self.server
+        session = server.session
+        session.encoding = _encoding(server)  # type: ignore[assignment]
         if not session.trusted:
-            ls.notifier.once(
+            server.notifier.once(
                 "untrusted",
                 "this workspace is not trusted: lintel runs no linter, test, validator or language server here",
                 types.MessageType.Info,
             )
-        await reload(ls)
+        await self.reload()
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(ls: LintelServer, params: types.DidChangeConfigurationParams) -> None:
+    async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
         settings = params.settings
         section = settings.get("lintel") if isinstance(settings, Mapping) else None
         if isinstance(section, Mapping):
             # Clients that push settings send them here; asking the client again would replace them.
-            for folder in ls.session.folders:
+            for folder in self.server.session.folders:
                 folder.client_settings = section
-        await reload(ls, pull=not isinstance(section, Mapping))
+        await self.reload(pull=not isinstance(section, Mapping))
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    async def did_change_folders(ls: LintelServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        session = ls.session
+    async def did_change_folders(self, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        session = self.server.session
         removed = {f.uri for f in params.event.removed}
         session.folders = [f for f in session.folders if f.uri not in removed]
         for added in params.event.added:
             folder = _folder(added.uri)
             if folder is not None:
                 session.folders.append(folder)
-        await reload(ls)
+        await self.reload()
+
+
+def setup(server: LintelServer, diagnostics: Diagnostics, children: Children) -> Lifecycle:
+    lifecycle = Lifecycle(server, diagnostics, children)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        lifecycle.initialize(params)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(params: types.InitializedParams) -> None:
+        await lifecycle.initialized()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        await lifecycle.did_change_configuration(params)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+        await lifecycle.did_change_folders(params)
 
     @server.feature(types.SHUTDOWN)
-    async def shutdown(ls: LintelServer, params: None) -> None:
-        await stop_everything(ls)
+    async def shutdown(params: None) -> None:
+        await lifecycle.stop_everything()
 
-
-async def stop_everything(server: LintelServer) -> None:
-    """Cancel every run (which kills its process group) and wait until they are gone."""
-    await server.session.scheduler.shutdown()
-    await navigation.stop(server)  # child language servers: shutdown + exit, then killed
-    tasks = list(server.background)
-    for task in tasks:
-        task.cancel()
-    for task in tasks:
-        with contextlib.suppress(BaseException):
-            await task
+    return lifecycle

@@ -9,7 +9,7 @@ import atexit
 import itertools
 import logging
 import os
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Collection, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -26,8 +26,8 @@ from lintel.proxy.manager import Child, ChildKey, Manager
 from lintel.proxy.router import Router
 from lintel.proxy.servers import Command, resolve_command, server_root
 from lintel.pyglscompat import converter_of
-from lintel.server.app import NOT_FORWARDED, RawNow
-from lintel.server.documents import publish
+from lintel.server.diagnostics import Diagnostics
+from lintel.server.shared import NOT_FORWARDED, RawNow
 
 if TYPE_CHECKING:
     from lintel.server.app import LintelServer
@@ -67,8 +67,9 @@ class ServerHooks:
     """What the manager needs from the server: trust, where files belong, how to start a child, open
     documents, and the user's ear."""
 
-    def __init__(self, server: LintelServer) -> None:
+    def __init__(self, server: LintelServer, own_commands: Collection[str]) -> None:
         self._server = server
+        self._own_commands = own_commands  # lintel's, never registered again for a child
         self.child_commands: set[str] = set()  # every command a child offered (registered with the editor)
 
     def trusted(self) -> bool:
@@ -145,7 +146,7 @@ class ServerHooks:
         if options is None or not getattr(execute, "dynamic_registration", False):
             self.child_commands.update(options.commands if options is not None else ())
             return
-        new = [c for c in options.commands if c not in self.child_commands and c not in server.commands.handlers]
+        new = [c for c in options.commands if c not in self.child_commands and c not in self._own_commands]
         self.child_commands.update(new)
         if not new:
             return
@@ -178,8 +179,9 @@ class _Progress:
 class EditorBridge:
     """The children's requests and notifications, answered by lintel or relayed to the editor."""
 
-    def __init__(self, server: LintelServer) -> None:
+    def __init__(self, server: LintelServer, diagnostics: Diagnostics) -> None:
         self._server = server
+        self._diagnostics = diagnostics
         self._progress: dict[tuple[str, str | int], _Progress] = {}  # by (child, child's token)
         self._created = itertools.count(1)
         # Documents' lines as the editor has them (the open buffer, else the file), for re-counting columns.
@@ -293,8 +295,7 @@ class EditorBridge:
                 params.get("diagnostics") or [], uri, uri
             )
             diagnostics = self._converter.structure(raw, list[types.Diagnostic])
-        if server.session.store.put(uri, channel, diagnostics):
-            publish(server, [uri])
+        self._diagnostics.put(uri, channel, diagnostics)
 
     def show_message(self, child: ChildClient, params: types.ShowMessageParams) -> None:
         message = f"{child.name}: {params.message}"
@@ -338,41 +339,37 @@ def _raw(result: Any) -> Any:
     return RawJson(result) if isinstance(result, (dict, list)) else result
 
 
-def _manager(server: LintelServer) -> Manager | None:
-    return next((x for x in server.document_listeners if isinstance(x, Manager)), None)
+class Navigation:
+    """The child language servers of one lintel server: one per (language, project root), started lazily, kept
+    in line with the configuration (lifecycle's reload) and stopped at its shutdown."""
 
+    def __init__(self, server: LintelServer, diagnostics: Diagnostics, own_commands: Collection[str]) -> None:
+        self.bridge = EditorBridge(server, diagnostics)
+        self.hooks = ServerHooks(server, own_commands)
+        self.manager = Manager(lambda spec: ChildClient(spec, self.bridge), self.hooks)
+        self.router = Router(self.manager, lambda: server.session.encoding, self.bridge.lines)
 
-async def reconcile(server: LintelServer) -> None:
-    """Children brought in line with the configuration and workspace folders (lifecycle's reload)."""
-    manager = _manager(server)
-    if manager is not None:
-        await manager.reconcile()
+    async def reconcile(self) -> None:
+        await self.manager.reconcile()
 
+    async def stop(self) -> None:
+        await self.manager.shutdown()
 
-async def stop(server: LintelServer) -> None:
-    """Shut every child down (lifecycle's shutdown)."""
-    manager = _manager(server)
-    if manager is not None:
-        await manager.shutdown()
-
-
-def setup(server: LintelServer) -> None:
-    bridge = EditorBridge(server)
-    hooks = ServerHooks(server)
-    manager = Manager(lambda spec: ChildClient(spec, bridge), hooks)
-    router = Router(manager, lambda: server.session.encoding, bridge.lines)
-
-    async def forward_command(command: str, arguments: Any) -> Any:
-        child = router.command_owner(command, arguments)
+    async def forward_command(self, command: str, arguments: Any) -> Any:
+        """A command a child offers, run by that child; NOT_FORWARDED when no child offers it."""
+        child = self.router.command_owner(command, arguments)
         if child is None:
-            if command in hooks.child_commands:
+            if command in self.hooks.child_commands:
                 raise JsonRpcException(
                     message=f"{command}: the language server that offers it is not running", code=REQUEST_FAILED
                 )
             return NOT_FORWARDED
-        return _raw(await router.execute_command(child, command, arguments))
+        return _raw(await self.router.execute_command(child, command, arguments))
 
-    server.forward_command = forward_command
+
+def setup(server: LintelServer, diagnostics: Diagnostics, own_commands: Collection[str]) -> Navigation:
+    navigation = Navigation(server, diagnostics, own_commands)
+    manager, router = navigation.manager, navigation.router
     server.document_listeners.append(manager)
     atexit.register(manager.kill_all)  # an editor that exits without shutdown leaves no child behind
     # pygls keeps its converter on the protocol only; results wrapped in RawJson go out untouched.
@@ -394,6 +391,7 @@ def setup(server: LintelServer) -> None:
         # pygls features advertise the capabilities and serve the threaded reader's fallback.
         server.raw_requests[method] = handler
         server.feature(method, DOCUMENT_REQUESTS.get(method))(_typed(handler, method))
+    return navigation
 
 
 RawHandler = Callable[[Any], Coroutine[Any, Any, Any]]

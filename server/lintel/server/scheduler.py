@@ -64,11 +64,6 @@ class Scheduler:
         if task is not None:
             task.cancel()
 
-    def cancel_matching(self, predicate: Callable[[Hashable], bool]) -> None:
-        for key, task in list(self._tasks.items()):
-            if predicate(key):
-                task.cancel()
-
     async def shutdown(self) -> None:
         """Cancel everything and wait until every process is gone."""
         tasks = list(self._tasks.values())

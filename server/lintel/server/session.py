@@ -14,7 +14,7 @@ from lintel.config import ConfigProblem, LintelConfig, load_config
 from lintel.detect import detect, is_inside
 from lintel.languages import LANGUAGES, Project, Registry
 from lintel.languages.user import registry_for
-from lintel.server.positions import Unit
+from lintel.positions import Unit
 from lintel.server.scheduler import Scheduler
 from lintel.server.store import DiagnosticsStore
 
@@ -68,8 +68,6 @@ class Session:
     pull: bool = False  # diagnostics are pulled by the client (textDocument/diagnostic) instead of pushed
     store: DiagnosticsStore = field(default_factory=DiagnosticsStore)
     scheduler: Scheduler = field(default_factory=Scheduler)
-    # Document versions seen, so diagnostics are published against the version they describe.
-    versions: dict[str, int | None] = field(default_factory=dict)
 
     def folder_for(self, path: Path) -> Folder | None:
         """The innermost workspace folder that holds `path` (after symlinks)."""

@@ -1,0 +1,133 @@
+"""What the editor is shown: issues turned into diagnostics, kept per (file, channel) in the session's store, and
+published merged per file — pushed, or served when the client pulls. Every feature publishes through here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.workspace import TextDocument
+
+from lintel.checks import RunResult
+from lintel.issues import Issue
+from lintel.server.convert import issue_to_diagnostic, unit_for
+from lintel.server.session import Folder
+from lintel.server.shared import uri_path
+from lintel.validators import ValidateResult
+
+if TYPE_CHECKING:
+    from lintel.server.app import LintelServer
+
+
+def line_reader(document: TextDocument | None, path: Path | None) -> Callable[[int], str | None]:
+    """0-based line -> text, from the open buffer when there is one, else from disk."""
+    lines: Sequence[str] | None = None
+    if document is not None:
+        try:
+            lines = document.lines
+        except OSError:
+            lines = None
+    if lines is None and path is not None:
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+        except OSError:
+            lines = None
+
+    def read(line0: int) -> str | None:
+        if lines is None or not 0 <= line0 < len(lines):
+            return None
+        return lines[line0].rstrip("\r\n")
+
+    return read
+
+
+def _under(uri: str, root: Path) -> bool:
+    path = uri_path(uri)
+    return path is not None and (path == root or root in path.parents)
+
+
+class Diagnostics:
+    """The one publisher: every feature's diagnostics reach the editor through these methods."""
+
+    def __init__(self, server: LintelServer) -> None:
+        self._server = server
+
+    def of_issues(self, uri: str, issues: Iterable[Issue]) -> list[types.Diagnostic]:
+        """Issues in `uri` as diagnostics, columns re-counted from the tool's unit to the editor's encoding."""
+        server = self._server
+        read = line_reader(server.workspace.text_documents.get(uri), uri_path(uri))
+        encoding = server.session.encoding
+        return [issue_to_diagnostic(i, read, tool_unit=unit_for(i.source), encoding=encoding) for i in issues]
+
+    def put(
+        self, uri: str, channel: str, diagnostics: Sequence[types.Diagnostic], *, publish_unchanged: bool = False
+    ) -> None:
+        """One file's `channel` replaced; published when that changed anything (or always, with
+        `publish_unchanged`: a client waiting on its save gets an answer)."""
+        if self._server.session.store.put(uri, channel, diagnostics) or publish_unchanged:
+            self.publish([uri])
+
+    def publish(self, uris: Iterable[str]) -> None:
+        server = self._server
+        session = server.session
+        if session.pull:
+            server.workspace_diagnostic_refresh(None)
+            return
+        for uri in uris:
+            document = server.workspace.text_documents.get(uri)
+            server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=uri,
+                    diagnostics=session.store.merged(uri, dedupe=self._dedupe(uri)),
+                    version=document.version if document else None,
+                )
+            )
+
+    def _dedupe(self, uri: str) -> bool:
+        path = uri_path(uri)
+        folder = self._server.session.folder_for(path) if path is not None else None
+        return folder.config.editor.dedupe_server_diagnostics if folder is not None else True
+
+    def publish_run(self, folder: Folder, result: RunResult, channel: str, scope: Path) -> None:
+        """A project-wide run: every file it mentions gets `channel` replaced, and files under `scope` that
+        had `channel` diagnostics but are not mentioned now are cleared (they became clean)."""
+        by_uri: dict[str, list[Issue]] = {}
+        for issue in result.issues:
+            if issue.file is None:
+                continue
+            path = Path(issue.file) if Path(issue.file).is_absolute() else folder.root / issue.file
+            by_uri.setdefault(path.as_uri(), []).append(issue)
+        store = self._server.session.store
+        previous = {uri for uri in store.uris_with(channel) if _under(uri, scope)}
+        changed = store.replace_channel(
+            channel, {uri: self.of_issues(uri, issues) for uri, issues in by_uri.items()}, scope=previous
+        )
+        self.publish(changed)
+
+    def publish_validation(self, folder: Folder, result: ValidateResult) -> None:
+        """A validator's issues under its own channel, so each validator replaces only its own diagnostics."""
+        self.publish_run(folder, result.as_run_result(folder.root), f"validator:{result.id}", folder.root)
+
+    def enable_pull(self) -> None:
+        """Pull diagnostics for clients that can both pull and be told to re-pull (refresh); push otherwise.
+        Registered during initialize so it is advertised only to those clients (never both: a client that
+        got pushed and pulled lists would show every diagnostic twice)."""
+        server = self._server
+
+        @server.feature(
+            types.TEXT_DOCUMENT_DIAGNOSTIC,
+            types.DiagnosticOptions(identifier="lintel", inter_file_dependencies=True, workspace_diagnostics=False),
+        )
+        def pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+            uri = params.text_document.uri
+            items = server.session.store.merged(uri, dedupe=self._dedupe(uri))
+            result_id = str(
+                hash(tuple((d.range.start.line, d.range.start.character, d.message, d.source) for d in items))
+            )
+            if params.previous_result_id == result_id:
+                return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+            return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+        server.session.pull = True

@@ -1,0 +1,32 @@
+"""Small types the server core (app.py) and its features share, so that neither has to import the other."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from pygls.uris import to_fs_path
+
+# A request served raw and at once, without a task (app.py serves, navigation.py provides):
+# (params, reply) -> the request's cancel function, or None when it must go the handler's way.
+RawNow = Callable[[Any, Callable[[Any, "BaseException | None"], None]], "Callable[[], None] | None"]
+
+
+class _NotForwarded:
+    def __repr__(self) -> str:
+        return "NOT_FORWARDED"
+
+
+# What a ForwardCommand returns when no language server offers the command.
+NOT_FORWARDED: Any = _NotForwarded()
+
+# A command that is not lintel's, run by the language server that offers it (navigation.py provides,
+# commands.py calls); NOT_FORWARDED when none does.
+ForwardCommand = Callable[[str, Any], Awaitable[Any]]
+
+
+def uri_path(uri: str) -> Path | None:
+    """The file a `file:` URI names; None for other schemes."""
+    fs = to_fs_path(uri)
+    return Path(fs) if fs else None

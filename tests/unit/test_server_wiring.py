@@ -1,0 +1,124 @@
+"""The server's features are built in wiring.py and get what they need injected: commands the forwarder of the
+child servers' commands, lifecycle the child servers themselves, everyone the one publisher of diagnostics."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from lintel.proxy.manager import Manager
+from lintel.server import commands, lifecycle, navigation
+from lintel.server.app import LintelServer
+from lintel.server.commands import OFFERED, Commands
+from lintel.server.diagnostics import Diagnostics
+from lintel.server.session import Session
+from lintel.server.shared import NOT_FORWARDED
+from lintel.server.wiring import create_server
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+
+def test_create_server_registers_every_feature() -> None:
+    server = create_server()
+    features = server.protocol.fm.features
+    for method in (
+        types.INITIALIZE,
+        types.SHUTDOWN,
+        types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+        types.TEXT_DOCUMENT_DID_SAVE,
+        types.TEXT_DOCUMENT_FORMATTING,
+        *navigation.DOCUMENT_REQUESTS,
+    ):
+        assert method in features, method
+    assert list(server.protocol.fm.commands) == list(OFFERED)
+    assert isinstance(server.commands, Commands)
+    assert set(navigation.DOCUMENT_REQUESTS) <= set(server.raw_requests)
+    assert [type(listener) for listener in server.document_listeners] == [Manager]
+
+
+def test_the_commands_offered_are_the_commands_handled() -> None:
+    handled = Commands(LintelServer(), Diagnostics(LintelServer()), forward=_never).handlers
+    assert tuple(handled) == OFFERED
+
+
+async def _never(command: str, arguments: Any) -> Any:
+    raise AssertionError(f"{command} forwarded")
+
+
+def execute(command: str) -> types.ExecuteCommandParams:
+    return types.ExecuteCommandParams(command=command, arguments=[{"x": 1}])
+
+
+async def test_an_unknown_command_goes_to_the_injected_forwarder() -> None:
+    asked: list[tuple[str, Any]] = []
+
+    async def forward(command: str, arguments: Any) -> Any:
+        asked.append((command, arguments))
+        return {"done": command}
+
+    server = LintelServer()
+    runner = Commands(server, Diagnostics(server), forward)
+    assert await runner.execute(execute("gopls.tidy")) == {"done": "gopls.tidy"}
+    assert asked == [("gopls.tidy", [{"x": 1}])]
+
+
+async def test_a_command_no_one_offers_is_invalid() -> None:
+    async def forward(command: str, arguments: Any) -> Any:
+        return NOT_FORWARDED
+
+    server = LintelServer()
+    with pytest.raises(JsonRpcException, match=r"unknown command 'nobody\.offers'") as raised:
+        await Commands(server, Diagnostics(server), forward).execute(execute("nobody.offers"))
+    assert raised.value.code == commands.INVALID_PARAMS
+
+
+class FakeChildren:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    async def reconcile(self) -> None:
+        self.calls.append("reconcile")
+
+    async def stop(self) -> None:
+        self.calls.append("stop")
+
+
+async def test_lifecycle_reconciles_and_stops_the_injected_children() -> None:
+    server = LintelServer()
+    children = FakeChildren()
+    life = lifecycle.Lifecycle(server, Diagnostics(server), children)
+    await life.reload(pull=False)
+    await life.stop_everything()
+    assert children.calls == ["reconcile", "stop"]
+
+
+def zero_width(message: str) -> types.Diagnostic:
+    zero = types.Position(line=0, character=0)
+    return types.Diagnostic(range=types.Range(start=zero, end=zero), message=message)
+
+
+class PublishingServer:
+    """What Diagnostics uses of LintelServer to push: the session, open documents, publishDiagnostics."""
+
+    def __init__(self) -> None:
+        self.session = Session()
+        self.workspace = SimpleNamespace(text_documents={})
+        self.published: list[tuple[str, list[str]]] = []
+
+    def text_document_publish_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
+        self.published.append((params.uri, [d.message for d in params.diagnostics]))
+
+
+def test_diagnostics_publish_what_changed_or_what_a_save_waits_for() -> None:
+    server = PublishingServer()
+    diagnostics = Diagnostics(server)  # type: ignore[arg-type]
+    diagnostics.put("file:///w/a.py", "lint", [zero_width("one")])
+    diagnostics.put("file:///w/a.py", "lint", [zero_width("one")])  # unchanged: not published again
+    diagnostics.put("file:///w/a.py", "lint", [zero_width("one")], publish_unchanged=True)
+    diagnostics.put("file:///w/a.py", "server:python", [zero_width("two")])
+    assert server.published == [
+        ("file:///w/a.py", ["one"]),
+        ("file:///w/a.py", ["one"]),
+        ("file:///w/a.py", ["one", "two"]),
+    ]
