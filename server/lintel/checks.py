@@ -26,11 +26,11 @@ from lintel.issues import (
 )
 from lintel.languages import FILES_PLACEHOLDER, REPORT_PLACEHOLDER, CheckName, LanguageSpec, Project, ToolSpec
 from lintel.languages.binaries import Resolved, not_found_message, override_argv, resolve_binary
-from lintel.languages.user import project_files, registry_for, scope_to_file
 from lintel.parsers import get_parser
 from lintel.parsers.base import ToolOutput
 from lintel.process import ProcessResult, ProcessStartError, run_process
 from lintel.proxy.servers import resolve_command
+from lintel.registry import project_files, registry_for, scope_to_file
 
 log = logging.getLogger(__name__)
 

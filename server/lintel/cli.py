@@ -18,7 +18,7 @@ from lintel.config import LintelConfig, ValidatorConfig, load_config
 from lintel.detect import DetectionError, detect, normalize_language, select_projects
 from lintel.issues import Severity
 from lintel.languages import CHECKS, CheckName, Project
-from lintel.languages.user import registry_for
+from lintel.registry import registry_for
 from lintel.report import RENDERERS, CheckReport
 from lintel.validators import ValidateResult, run_validators
 

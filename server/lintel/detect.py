@@ -1,7 +1,7 @@
 """Which projects a workspace holds, from its marker files (CONTRACT §4). Pure apart from stat/reads.
 
 Which markers mean which language is the registry's (`lintel.languages`); the built-in one is the default,
-and a workspace's configuration may add languages (`lintel.languages.user.registry_for`).
+and a workspace's configuration may add languages (`lintel.registry.registry_for`).
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from lintel.checks import detect_document, plan_check, run_checks
 from lintel.config import load_config
 from lintel.detect import DetectionError, choose_project, detect, nearest_project
 from lintel.languages import FILES_PLACEHOLDER, LANGUAGES
-from lintel.languages.user import CheckNotDeclared, project_files, registry_for
 from lintel.proxy.servers import server_root
+from lintel.registry import CheckNotDeclared, project_files, registry_for
 
 from tests.helpers import file_scope, tool_for
 

@@ -1,5 +1,5 @@
 """The languages lintel knows: one module per built-in language declares it whole (markers, files, checks,
-language server), and `LANGUAGES` lists them. Users add more in lintel.toml (`lintel.languages.user`).
+language server), and `LANGUAGES` lists them. Users add more in lintel.toml (`lintel.registry`).
 
 A new built-in language is its module here, one line below, its parsers (`lintel.parsers`) and its tests.
 """

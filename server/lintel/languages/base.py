@@ -122,7 +122,7 @@ def _no_install_dirs() -> tuple[Path, ...]:
 @dataclass(frozen=True)
 class LanguageSpec:
     """Everything lintel knows about a language. Built-in ones are declared in `lintel.languages.<name>`;
-    users declare more in `[languages.<name>]` of lintel.toml (`lintel.languages.user`)."""
+    users declare more in `[languages.<name>]` of lintel.toml (`lintel.registry`)."""
 
     name: str
     # Files whose presence in a folder makes it a project root of this language (shell-style patterns allowed).

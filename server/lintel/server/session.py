@@ -13,8 +13,8 @@ from lintel.checks import RunResult
 from lintel.config import ConfigProblem, LintelConfig, load_config
 from lintel.detect import detect, is_inside
 from lintel.languages import LANGUAGES, Project, Registry
-from lintel.languages.user import registry_for
 from lintel.positions import Unit
+from lintel.registry import registry_for
 from lintel.server.scheduler import Scheduler
 from lintel.server.store import DiagnosticsStore
 
