@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lintel.issues import ParseContext, ParseResult, TestFailure
 from lintel.parsers.base import ToolOutput
@@ -23,6 +23,10 @@ _TAP_SUMMARY = re.compile(r"^(tests|suites|pass|fail|cancelled|skipped|todo|dura
 _TAP_DIRECTIVE = re.compile(r"\s+#\s*(?P<word>TODO|SKIP)\b.*$", re.IGNORECASE)
 _YAML_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):(?: (?P<value>.*))?$")
 _ERROR_LINE = re.compile(r"^(?:\w+)?Error\b.*:")
+# Where bats (1.13, measured) says a test failed: in the comments after it (`--tap`) or its YAML message (tap13).
+_BATS_PLACE = re.compile(r"^\(in test file (?P<file>.+), line (?P<line>\d+)\)$")
+# The YAML keys that explain a failure: node's `error`, TAP 13's `message`.
+_MESSAGE_KEYS = ("error", "message")
 _LOCATION = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?$")
 
 
@@ -53,6 +57,9 @@ def parse_node_tap(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     test's file (the assertion that failed), else the test's `location`. A file that fails to load is one
     failure named after the file, with the error node printed as `#` comments before it.
 
+    Other TAP producers (a shell script, bats) explain a failure in `#` comments after it, or in a YAML block
+    with `message:` and `at: file:line`; those are read when there is no node `error:`. bats 1.13 names the
+    place inside that explanation (`(in test file test/math.bats, line 10)`), which then locates the failure.
     """
     reader = _TapReader(script_text(output.stdout).splitlines(), ctx)
     reader.read()
@@ -74,19 +81,23 @@ class _TapReader:
     names: dict[int, str] = field(default_factory=dict)  # indent -> the subtest announced there
     child_failed: dict[int, bool] = field(default_factory=dict)  # indent -> a deeper test point failed
     comments: list[str] = field(default_factory=list)  # since the last test point (node: a file's load error)
+    trailing: list[str] | None = None  # after a failure nothing has explained yet (other producers)
 
     def read(self) -> None:
         while self.index < len(self.lines):
             line = self.lines[self.index]
             self.index += 1
             self._line(line)
+        self._close_failure()
 
     def _line(self, line: str) -> None:
         if _TAP_VERSION.match(line) or _TAP_PLAN.match(line):
             self.recognized = True
+            self._close_failure()
             return
         subtest = _TAP_SUBTEST.match(line)
         if subtest:
+            self._close_failure()
             depth = len(subtest.group("indent"))
             self.names = {d: n for d, n in self.names.items() if d < depth}
             self.names[depth] = _tap_unescape(subtest.group("name"))
@@ -96,7 +107,10 @@ class _TapReader:
             comment = _TAP_COMMENT.match(line)
             if comment and not _TAP_SUMMARY.match(comment.group("text")):
                 self.comments.append(comment.group("text"))
+                if self.trailing is not None:
+                    self.trailing.append(comment.group("text"))
             return
+        self._close_failure()
         self.recognized = True
         self._point(point)
         self.comments = []
@@ -109,7 +123,8 @@ class _TapReader:
         directive = _TAP_DIRECTIVE.search(description)
         if directive:
             description = description[: directive.start()]
-        if point.group("status") == "ok" or (directive and directive.group("word").upper() == "TODO"):
+        # A failing TODO is expected; bats 1.13's tap13 prints skipped tests as `not ok N name # SKIP reason`.
+        if point.group("status") == "ok" or directive:
             return
         # node says why a test failed; other producers only nest, so a parent of failures is theirs.
         failure_type = yaml.get("failureType")
@@ -121,8 +136,21 @@ class _TapReader:
             own = self.ctx.relpath(own)
         name = NAME_SEPARATOR.join([*ancestors, own])
         self.failures.append(_tap_failure(name, yaml, self.comments, self.ctx))
+        if not any(key in yaml for key in _MESSAGE_KEYS):
+            self.trailing = []
         for level in range(depth):
             self.child_failed[level] = True
+
+    def _close_failure(self) -> None:
+        """The comments after the last failure, when its YAML said nothing, are its message."""
+        trailing, self.trailing = self.trailing, None
+        if not trailing or not self.failures:
+            return
+        failure = self.failures[-1]
+        message, file, line = _placed(trailing, failure.file, failure.line, self.ctx)
+        message = message or failure.message
+        output = "\n".join(filter(None, [*trailing, failure.output]))
+        self.failures[-1] = replace(failure, message=message, file=file, line=line, output=output or None)
 
 
 def _tap_unescape(text: str) -> str:
@@ -193,22 +221,36 @@ def _yaml_scalar(value: str) -> str:
 def _tap_failure(name: str, yaml: Mapping[str, str], comments: list[str], ctx: ParseContext) -> TestFailure:
     file: str | None = None
     line: int | None = None
-    location = _LOCATION.match(yaml.get("location", "").strip())
+    location = _LOCATION.match((yaml.get("location") or yaml.get("at") or "").strip())
     if location:
         file = ctx.relpath(location.group("file"))
         line = int(location.group("line"))
     line = frame_line(yaml.get("stack", ""), file, ctx) or line
-    message = yaml.get("error", "").strip()
+    message, file, line = _placed((yaml.get("error") or yaml.get("message") or "").splitlines(), file, line, ctx)
     details = "\n".join(f"{key}: {value}" for key, value in yaml.items() if key != "duration_ms")
     # A file that crashed before its tests ran says only 'test failed'; node printed the cause as comments.
     if "exitCode" in yaml and comments:
         cause = next((c.strip() for c in comments if _ERROR_LINE.match(c.strip())), None)
-        message = cause or message
+        message = squeeze(cause) if cause else message
         details = "\n".join([*comments, details])
     return TestFailure(
         name=name,
-        message=squeeze(message) or "test failed",
+        message=message or "test failed",
         file=file,
         line=line,
         output=details or None,
     )
+
+
+def _placed(
+    lines: list[str], file: str | None, line: int | None, ctx: ParseContext
+) -> tuple[str, str | None, int | None]:
+    """A failure's explanation without bats' `(in test file F, line N)`, which places it when nothing else did."""
+    kept: list[str] = []
+    for text in lines:
+        place = _BATS_PLACE.match(text.strip())
+        if place is None:
+            kept.append(text)
+        elif file is None:
+            file, line = ctx.relpath(place.group("file")), int(place.group("line"))
+    return squeeze("\n".join(kept)), file, line
