@@ -21,6 +21,7 @@ from lintel.parsers.nodetests import parse_jest, parse_node_test_auto, parse_vit
 from lintel.parsers.pytests import parse_pytest_junit
 from lintel.parsers.python import parse_mypy, parse_pyright, parse_ruff, parse_ruff_format
 from lintel.parsers.rust import parse_cargo_messages, parse_cargo_test, parse_rustfmt_check
+from lintel.parsers.shellcheck import parse_shellcheck
 from lintel.parsers.tap import parse_node_tap
 
 _REGISTRY: dict[str, Parser] = {
@@ -50,6 +51,8 @@ _REGISTRY: dict[str, Parser] = {
     "cargo-check": parse_cargo_messages,
     "cargo-test": parse_cargo_test,
     "rustfmt": parse_rustfmt_check,
+    # shell
+    "shellcheck": parse_shellcheck,
     # fallback
     "custom": parse_custom,
 }
