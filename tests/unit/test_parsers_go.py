@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from lintel.issues import Issue, ParseContext, ParseResult
 from lintel.parsers import get_parser
 from lintel.parsers.base import Parser, ToolOutput
-from lintel.parsers.go import parse_go_test, parse_go_vet, parse_gofmt_list, parse_golangci_lint
+from lintel.parsers.go import parse_go_vet, parse_gofmt_list, parse_golangci_lint
+from lintel.parsers.gotests import parse_go_test
 
 from tests.helpers import load_capture
 

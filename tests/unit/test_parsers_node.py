@@ -21,14 +21,12 @@ from lintel.parsers.node import (
     PRETTIER_MESSAGE,
     parse_eslint,
     parse_eslint_compact,
-    parse_jest,
     parse_node_lint_auto,
-    parse_node_tap,
-    parse_node_test_auto,
     parse_prettier_check,
     parse_tsc,
-    parse_vitest,
 )
+from lintel.parsers.nodetests import parse_jest, parse_node_test_auto, parse_vitest
+from lintel.parsers.tap import parse_node_tap
 
 from tests.helpers import load_capture, truncated_capture
 

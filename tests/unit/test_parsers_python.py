@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from lintel.issues import Issue, ParseContext, ParseResult
 from lintel.parsers import get_parser
 from lintel.parsers.base import Parser, ToolOutput
+from lintel.parsers.pytests import parse_pytest_junit
 from lintel.parsers.python import (
     parse_mypy,
     parse_pyright,
-    parse_pytest_junit,
     parse_ruff,
     parse_ruff_format,
 )

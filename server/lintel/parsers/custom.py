@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
 from lintel.issues import ParseContext, ParseResult, make_issue
 from lintel.parsers.base import ToolOutput
+from lintel.parsers.common import clean
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _MAX_MESSAGE = 4000
 
 
 def clean_text(text: str) -> str:
-    return _ANSI.sub("", text).replace("\r\n", "\n").strip()
+    return clean(text).strip()
 
 
 def parse_custom(output: ToolOutput, ctx: ParseContext) -> ParseResult:

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from lintel.issues import Issue, ParseContext, Severity, make_issue
+from lintel.parsers.common import json_int, json_object
 
 # --------------------------------------------------------------------------------------------------
 # oxlint (measured: oxlint 1.94)
@@ -41,7 +42,7 @@ def oxlint_report_issues(report: Mapping[str, Any], ctx: ParseContext) -> list[I
         if not isinstance(diagnostic, dict):
             continue
         labels = diagnostic.get("labels")
-        span = _object(_object(labels[0]).get("span")) if isinstance(labels, list) and labels else {}
+        span = json_object(json_object(labels[0]).get("span")) if isinstance(labels, list) and labels else {}
         filename = diagnostic.get("filename")
         issues.append(
             _oxlint_issue(
@@ -49,8 +50,8 @@ def oxlint_report_issues(report: Mapping[str, Any], ctx: ParseContext) -> list[I
                 str(diagnostic.get("message") or ""),
                 "error" if diagnostic.get("severity") == "error" else "warning",
                 ctx.relpath(filename) if isinstance(filename, str) and filename else None,
-                _int(span.get("line")),
-                _int(span.get("column")),
+                json_int(span.get("line")),
+                json_int(span.get("column")),
             )
         )
     return issues
@@ -154,8 +155,8 @@ def biome_report_issues(report: Mapping[str, Any], ctx: ParseContext) -> list[Is
     for diagnostic in report["diagnostics"]:
         if not isinstance(diagnostic, dict):
             continue
-        location = _object(diagnostic.get("location"))
-        start, end = _object(location.get("start")), _object(location.get("end"))
+        location = json_object(diagnostic.get("location"))
+        start, end = json_object(location.get("start")), json_object(location.get("end"))
         path = location.get("path")
         severity = diagnostic.get("severity")
         issues.append(
@@ -165,10 +166,10 @@ def biome_report_issues(report: Mapping[str, Any], ctx: ParseContext) -> list[Is
                 source="biome",
                 severity=severity if severity in ("error", "warning", "info") else "error",
                 file=ctx.relpath(path) if isinstance(path, str) and path else None,
-                line=_int(start.get("line")),
-                column=_int(start.get("column")),
-                end_line=_int(end.get("line")),
-                end_column=_int(end.get("column")),
+                line=json_int(start.get("line")),
+                column=json_int(start.get("column")),
+                end_line=json_int(end.get("line")),
+                end_column=json_int(end.get("column")),
                 rule=str(diagnostic.get("category") or "") or None,
             )
         )
@@ -204,11 +205,3 @@ def _paired(
             if found is not None:
                 yield head, found
                 break
-
-
-def _object(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None

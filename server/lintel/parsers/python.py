@@ -1,4 +1,5 @@
-"""Parsers for Python's tools: ruff (lint JSON, format diffs), mypy (text), pyright (JSON), pytest (junit).
+"""Parsers for Python's lint, format and type checkers: ruff (lint JSON, format diffs), mypy (text), pyright (JSON).
+pytest's reports are read by `pytests`.
 
 Positions follow CONTRACT §3: 1-based lines and columns; end columns are 1-based and exclusive (ruff's
 convention), so mypy's inclusive ends and pyright's 0-based ranges are converted here.
@@ -6,9 +7,7 @@ convention), so mypy's inclusive ends and pyright's 0-based ranges are converted
 
 from __future__ import annotations
 
-import json
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,56 +17,11 @@ from lintel.issues import (
     ParseContext,
     ParseResult,
     Severity,
-    TestFailure,
     make_issue,
     severity_from,
 )
 from lintel.parsers.base import ToolOutput
-
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-_MAX_HINT = 2000
-_MAX_OUTPUT = 10_000
-
-
-def _clean(text: str) -> str:
-    return _ANSI.sub("", text).replace("\r\n", "\n")
-
-
-def _int(value: Any) -> int | None:
-    """An int from JSON, refusing bools and anything else a hand-edited report might hold."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    """A JSON object, or an empty one for anything else (reports are read defensively)."""
-    return value if isinstance(value, dict) else {}
-
-
-def _split_message(text: str) -> tuple[str, str | None]:
-    """A one-line message and the detail lines below it (pyright and pytest messages span lines)."""
-    lines = [line.rstrip() for line in text.strip().splitlines()]
-    if not lines:
-        return "", None
-    detail = "\n".join(line.strip() for line in lines[1:] if line.strip())
-    return lines[0].strip(), (detail[:_MAX_HINT] or None)
-
-
-def _json_value(text: str, opener: str) -> Any:
-    """The first JSON value in `text` starting with `opener`, ignoring banners printed before it."""
-    stripped = text.strip()
-    if stripped.startswith(opener):
-        start = 0
-    else:
-        found = stripped.find("\n" + opener)
-        if found < 0:
-            return None
-        start = found + 1
-    try:
-        value, _ = json.JSONDecoder().raw_decode(stripped[start:])
-    except ValueError:
-        return None
-    return value
-
+from lintel.parsers.common import MAX_HINT, clean, json_int, json_object, json_value, split_message
 
 # --------------------------------------------------------------------------------------------- ruff check
 
@@ -94,14 +48,14 @@ def parse_ruff(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     `invalid-syntax` (null in older ruff). `[]` is a clean run; exit 2 prints `ruff failed` to stderr and
     no JSON, which is not recognised.
     """
-    stdout = _clean(output.stdout)
-    document = _json_value(stdout, "[")
+    stdout = clean(output.stdout)
+    document = json_value(stdout, "[")
     if isinstance(document, list):
         issues = [i for i in (_ruff_json_issue(item, ctx) for item in document) if i is not None]
         return ParseResult(issues=issues, recognized=True)
     lines = [line for line in stdout.splitlines() if line.strip()]
     if lines and all(line.lstrip().startswith("{") for line in lines):
-        items = [_json_value(line, "{") for line in lines]
+        items = [json_value(line, "{") for line in lines]
         if all(isinstance(item, dict) for item in items):
             issues = [i for i in (_ruff_json_issue(item, ctx) for item in items) if i is not None]
             return ParseResult(issues=issues, recognized=True)
@@ -111,7 +65,8 @@ def parse_ruff(output: ToolOutput, ctx: ParseContext) -> ParseResult:
 def _ruff_json_issue(item: Any, ctx: ParseContext) -> Issue | None:
     if not isinstance(item, dict) or not isinstance(item.get("filename"), str):
         return None
-    location, end, fix = _obj(item.get("location")), _obj(item.get("end_location")), _obj(item.get("fix"))
+    location, end = json_object(item.get("location")), json_object(item.get("end_location"))
+    fix = json_object(item.get("fix"))
     hint = None
     if isinstance(fix.get("message"), str):
         hint = fix["message"] if fix.get("applicability") == "safe" else f"{fix['message']} (unsafe fix)"
@@ -123,10 +78,10 @@ def _ruff_json_issue(item: Any, ctx: ParseContext) -> Issue | None:
         # ruff exits 1 for every violation, so a missing severity (older ruff has none) means error.
         severity=severity_from(item.get("severity"), default="error"),
         file=ctx.relpath(item["filename"]),
-        line=_int(location.get("row")),
-        column=_int(location.get("column")),
-        end_line=_int(end.get("row")),
-        end_column=_int(end.get("column")),
+        line=json_int(location.get("row")),
+        column=json_int(location.get("column")),
+        end_line=json_int(end.get("row")),
+        end_column=json_int(end.get("column")),
         rule=code if isinstance(code, str) else None,
         hint=hint,
     )
@@ -199,7 +154,7 @@ def parse_ruff_format(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     (`error: Failed to parse path:line:col: message`, exit 2) and becomes an error-level issue. Also reads
     `ruff format --check` (`Would reformat: path`, or the full format's `--> path:line:col`).
     """
-    stdout, stderr = _clean(output.stdout), _clean(output.stderr)
+    stdout, stderr = clean(output.stdout), clean(output.stderr)
     issues = [_format_block_issue(block, ctx) for block in _change_blocks(stdout)]
     check_mode = not issues
     for line in (stdout + "\n" + stderr).splitlines():
@@ -296,7 +251,7 @@ def _format_block_issue(block: _ChangeBlock, ctx: ParseContext) -> Issue:
         file=ctx.relpath(block.file),
         line=block.start,
         end_line=block.start + block.removed - 1 if block.removed > 1 else None,
-        hint="\n".join(block.lines)[:_MAX_HINT] or None,
+        hint="\n".join(block.lines)[:MAX_HINT] or None,
     )
 
 
@@ -339,7 +294,7 @@ def parse_mypy(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     inclusive, so it gains one. Both streams are read: configuration errors go to stderr. A crash
     (`error: INTERNAL ERROR`) is not recognised, whatever was printed before it.
     """
-    text = _clean(output.stdout) + "\n" + _clean(output.stderr)
+    text = clean(output.stdout) + "\n" + clean(output.stderr)
     if "error: INTERNAL ERROR" in text:
         return ParseResult(recognized=False)
     records: list[_MypyRecord] = []
@@ -386,16 +341,16 @@ def _mypy_text_record(line: str) -> _MypyRecord | None:
 
 def _mypy_json_record(line: str) -> _MypyRecord | None:
     """`mypy -O json`: 0-based columns, end column exclusive and 0-based; notes are already in `hint`."""
-    data = _json_value(line, "{")
+    data = json_value(line, "{")
     if not isinstance(data, dict) or not isinstance(data.get("file"), str):
         return None
-    column, end_column = _int(data.get("column")), _int(data.get("end_column"))
+    column, end_column = json_int(data.get("column")), json_int(data.get("end_column"))
     hint = data.get("hint")
     return _MypyRecord(
         file=data["file"],
-        line=_int(data.get("line")),
+        line=json_int(data.get("line")),
         column=column + 1 if column is not None and column >= 0 else None,
-        end_line=_int(data.get("end_line")),
+        end_line=json_int(data.get("end_line")),
         end_column=end_column + 1 if end_column is not None and end_column >= 0 else None,
         severity=str(data.get("severity") or "error"),
         message=str(data.get("message") or ""),
@@ -416,7 +371,7 @@ def _mypy_issue(record: _MypyRecord, ctx: ParseContext) -> Issue:
         end_line=record.end_line,
         end_column=record.end_column,
         rule=record.code,
-        hint="\n".join(record.hints)[:_MAX_HINT] or None,
+        hint="\n".join(record.hints)[:MAX_HINT] or None,
     )
 
 
@@ -438,7 +393,7 @@ def parse_pyright(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     indented explanation below it the hint. Issue.source is `pyright` for pyright's own 1.1.x versions
     and `basedpyright` otherwise (the JSON does not name the tool).
     """
-    document = _json_value(_clean(output.stdout), "{")
+    document = json_value(clean(output.stdout), "{")
     if not isinstance(document, dict) or not isinstance(document.get("generalDiagnostics"), list):
         return ParseResult(recognized=False)
     version = str(document.get("version") or "")
@@ -452,13 +407,13 @@ def parse_pyright(output: ToolOutput, ctx: ParseContext) -> ParseResult:
 def _pyright_issue(diagnostic: Any, source: str, ctx: ParseContext) -> Issue | None:
     if not isinstance(diagnostic, dict):
         return None
-    message, hint = _split_message(str(diagnostic.get("message") or ""))
+    message, hint = split_message(str(diagnostic.get("message") or ""))
     file = diagnostic.get("file")
-    span = _obj(diagnostic.get("range"))
-    start, end = _obj(span.get("start")), _obj(span.get("end"))
+    span = json_object(diagnostic.get("range"))
+    start, end = json_object(span.get("start")), json_object(span.get("end"))
 
     def one_based(position: Mapping[str, Any], key: str) -> int | None:
-        value = _int(position.get(key))
+        value = json_int(position.get(key))
         return value + 1 if value is not None and value >= 0 else None
 
     rule = diagnostic.get("rule")
@@ -475,232 +430,3 @@ def _pyright_issue(diagnostic: Any, source: str, ctx: ParseContext) -> Issue | N
         rule=rule if isinstance(rule, str) else None,
         hint=hint,
     )
-
-
-# ----------------------------------------------------------------------------------------------- pytest
-
-# A traceback entry's location, flush left: `tests/test_x.py:12: in test_x` (--tb=short),
-# `tests/test_x.py:12: AssertionError` (long/auto), `/abs/tests/test_x.py:12: AssertionError: msg` (line).
-_TB_LOCATION = re.compile(r"^(?!E\s)(?P<file>(?:[A-Za-z]:)?[^\s:][^:\n]*?):(?P<line>\d+):(?: |$)")
-# --tb=native: `  File "/abs/tests/test_x.py", line 12, in test_x`
-_TB_NATIVE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
-_GENERIC_MESSAGES = frozenset({"", "collection failure"})
-_DRIVE = re.compile(r"^[A-Za-z]:/")
-
-
-@dataclass(frozen=True)
-class _Frame:
-    file: str  # root-relative, or absolute when outside the root
-    line: int
-
-
-def parse_pytest_junit(output: ToolOutput, ctx: ParseContext) -> ParseResult:
-    """pytest's junit XML (`--junitxml`); without a readable report, pytest's terminal summary.
-
-        <testcase classname="tests.test_models" name="test_total" file="tests/test_models.py" line="9">
-          <failure message="AssertionError: stock of 2 items should be worth 2.5&#10;assert 0.75 == 2.5">
-        tests/test_models.py:13: in test_total
-            assert total_value(items) == expected, f"stock of ..."
-        E   AssertionError: stock of 2 items should be worth 2.5</failure></testcase>
-
-    Each `<failure>`/`<error>` is a TestFailure and an Issue at the failing line of the test: the last
-    traceback entry in the test's own file (the test called code that raised further down); without one
-    (a fixture raised), the last entry inside the root; then the test's definition. The test's file is the
-    `file` attribute (junit_family=xunit1, 0-based `line`) or, in xunit2 reports, the traceback entry whose
-    module path starts the `classname`. Collection errors (`classname=""`) name the module.
-    """
-    report = output.report
-    if report is None and output.stdout.lstrip().startswith("<"):
-        report = output.stdout
-    if report is not None and report.strip():
-        try:
-            root = ET.fromstring(report.strip())
-        except (ET.ParseError, ValueError):  # a report cut short, or not XML at all
-            root = None
-        if root is not None and root.tag in ("testsuites", "testsuite"):
-            return _parse_junit(root, ctx)
-    return _parse_pytest_text(_clean(output.stdout), ctx)
-
-
-def _parse_junit(root: ET.Element, ctx: ParseContext) -> ParseResult:
-    failures: list[TestFailure] = []
-    issues: list[Issue] = []
-    outcomes = [
-        (case, outcome) for case in root.iter("testcase") for outcome in case if outcome.tag in ("failure", "error")
-    ]
-    # Every test module any traceback passes through, by dotted name: xunit2 reports carry no `file`,
-    # and a test whose own traceback never enters its module (a fixture raised) is placed by its neighbours'.
-    modules = {
-        _dotted(frame.file): frame.file
-        for _, outcome in outcomes
-        for frame in _frames(outcome.text or "", ctx)
-        if frame.file.endswith(".py") and _inside_root(frame.file)
-    }
-    for case, outcome in outcomes:
-        failure, issue = _junit_failure(case, outcome, modules, ctx)
-        failures.append(failure)
-        issues.append(issue)
-    return ParseResult(issues=issues, failures=failures, recognized=True)
-
-
-def _junit_failure(
-    case: ET.Element, outcome: ET.Element, modules: Mapping[str, str], ctx: ParseContext
-) -> tuple[TestFailure, Issue]:
-    classname = case.get("classname") or ""
-    name = case.get("name") or "(unnamed test)"
-    text = outcome.text or ""
-    frames = _frames(text, ctx)
-    collection = not classname
-    attr_file = case.get("file")
-    # A collection error's `name` is the module's dotted path; a test's `classname` starts with it.
-    module_path = name if collection else classname
-    test_file = ctx.relpath(attr_file) if attr_file else _file_from_classname(module_path, modules)
-    def_line = _int_or_none(case.get("line"))
-    fallback_line = def_line + 1 if def_line is not None else None  # xunit1 writes pytest's 0-based line
-
-    if collection:
-        test_id = test_file or name
-    elif test_file is not None:
-        test_id = "::".join([test_file, *_class_path(classname, test_file), name])
-    else:
-        test_id = f"{classname}::{name}"
-
-    file, line = _failing_location(frames, test_file, fallback_line)
-    message = (outcome.get("message") or "").strip()
-    if message in _GENERIC_MESSAGES:
-        message = _exception_lines(text) or message or outcome.tag
-    first, _ = _split_message(message)
-    short = "collection failed" if collection else test_id.split("::", 1)[-1]
-    issue = make_issue(
-        kind="test",
-        message=f"{short}: {first}",
-        source="pytest",
-        severity="error",
-        file=file,
-        line=line,
-        hint=message[:_MAX_HINT] if message != first else None,
-    )
-    failure = TestFailure(
-        name=test_id,
-        message=message,
-        file=file,
-        line=line,
-        output=text[-_MAX_OUTPUT:] or None,
-    )
-    return failure, issue
-
-
-def _frames(text: str, ctx: ParseContext) -> list[_Frame]:
-    frames: list[_Frame] = []
-    for line in text.splitlines():
-        match = _TB_LOCATION.match(line) or _TB_NATIVE.match(line)
-        if match:
-            frames.append(_Frame(ctx.relpath(match.group("file")), int(match.group("line"))))
-    return frames
-
-
-def _inside_root(file: str) -> bool:
-    """ParseContext.relpath leaves paths outside the root absolute (`/usr/lib/...`, `C:/Python/...`)."""
-    return not (file.startswith("/") or _DRIVE.match(file))
-
-
-def _dotted(file: str) -> str:
-    return file[: -len(".py")].replace("/", ".") if file.endswith(".py") else file
-
-
-def _file_from_classname(classname: str, modules: Mapping[str, str]) -> str | None:
-    """The test module whose dotted path starts the classname (`tests.test_a.TestGroup` → tests/test_a.py);
-    pytest derives both from the node id. The longest match wins (`tests.a` vs `tests.a.b`)."""
-    matches = [m for m in modules if classname == m or classname.startswith(m + ".")]
-    return modules[max(matches, key=len)] if matches else None
-
-
-def _class_path(classname: str, test_file: str) -> list[str]:
-    """The classes between module and test (`tests.test_a.TestGroup` in tests/test_a.py → [TestGroup])."""
-    module = _dotted(test_file)
-    if classname.startswith(module + "."):
-        return classname[len(module) + 1 :].split(".")
-    return []
-
-
-def _failing_location(
-    frames: list[_Frame], test_file: str | None, fallback_line: int | None
-) -> tuple[str | None, int | None]:
-    in_test = [f for f in frames if test_file is not None and f.file == test_file]
-    if in_test:
-        return in_test[-1].file, in_test[-1].line
-    inside_root = [f for f in frames if _inside_root(f.file)]
-    if inside_root:
-        return inside_root[-1].file, inside_root[-1].line
-    return test_file, fallback_line if test_file is not None else None
-
-
-def _exception_lines(text: str) -> str:
-    """The `E   ...` lines pytest prints under the failing entry: the exception and assertion detail."""
-    lines = [line[1:].strip() for line in text.splitlines() if line.startswith("E ") or line == "E"]
-    return "\n".join(line for line in lines if line)
-
-
-def _int_or_none(value: str | None) -> int | None:
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-# pytest's terminal output, for reports that never got written (validators running plain `pytest`).
-_SUMMARY_ENTRY = re.compile(r"^(?P<outcome>FAILED|ERROR) (?P<id>.+?)(?: - (?P<msg>.*))?$")
-_SECTION = re.compile(r"^_{3,} (?P<title>.+?) _{3,}$")
-_RESULT_LINE = re.compile(
-    r"^=*\s*(?:no tests ran|\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun)"
-    r"(?:, \d+ \w+)*) in [\d.]+s\b"
-)
-
-
-def _parse_pytest_text(stdout: str, ctx: ParseContext) -> ParseResult:
-    sections: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    entries: list[re.Match[str]] = []
-    finished = False
-    for line in stdout.splitlines():
-        section = _SECTION.match(line)
-        if section:
-            current = sections.setdefault(section.group("title"), [])
-            continue
-        if line.startswith("="):
-            current = None
-        entry = _SUMMARY_ENTRY.match(line)
-        if entry:
-            entries.append(entry)
-            current = None
-            continue
-        finished = finished or bool(_RESULT_LINE.match(line))
-        if current is not None:
-            current.append(line)
-    failures: list[TestFailure] = []
-    issues: list[Issue] = []
-    for entry in entries:
-        test_id = entry.group("id").strip()
-        test_file = ctx.relpath(test_id.split("::", 1)[0])
-        inner = test_id.split("::", 1)[1] if "::" in test_id else ""
-        titles = (
-            [f"ERROR collecting {test_id}"]
-            if not inner
-            else [
-                inner.replace("::", "."),
-                f"ERROR at setup of {inner.split('::')[-1]}",
-                f"ERROR at teardown of {inner.split('::')[-1]}",
-            ]
-        )
-        body = "\n".join(next((sections[t] for t in titles if t in sections), []))
-        file, line_number = _failing_location(_frames(body, ctx), test_file, None)
-        message = (entry.group("msg") or "").strip()
-        if not message or message.endswith("..."):  # the summary line is cut to the terminal's width
-            message = _exception_lines(body) or message or entry.group("outcome").lower()
-        failures.append(TestFailure(name=test_id, message=message, file=file, line=line_number))
-        first, _ = _split_message(message)
-        short = inner or "collection failed"
-        issues.append(
-            make_issue(kind="test", message=f"{short}: {first}", source="pytest", file=file, line=line_number)
-        )
-    return ParseResult(issues=issues, failures=failures, recognized=finished or bool(entries))

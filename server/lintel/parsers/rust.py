@@ -27,21 +27,11 @@ from lintel.issues import (
     severity_from,
 )
 from lintel.parsers.base import ToolOutput
+from lintel.parsers.common import MAX_HINT, clean, first_time, json_int, one_line
 
-# Colour codes, including the `ESC ( B` charset reset rustfmt's terminal library prints even into pipes.
-_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z])")
 _ERROR_CODE = re.compile(r"^E\d{4}$")
 # rustc's closing tallies carry no finding of their own ("aborting due to 2 previous errors", "3 warnings emitted").
 _SUMMARY = re.compile(r"^(aborting due to\b|\d+ (warning|error)s?\b.*\bemitted$)")
-_MAX_HINT = 2000
-
-
-def _clean(text: str) -> str:
-    return _ANSI.sub("", text).replace("\r\n", "\n")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 # --------------------------------------------------------------------------------------------------
@@ -73,11 +63,11 @@ def parse_cargo_messages(output: ToolOutput, ctx: ParseContext) -> ParseResult:
             finished = True
         elif reason == "compiler-message":
             issue = _compiler_issue(record, ctx)
-            if issue is not None and _first_time(issue, seen):
+            if issue is not None and first_time(issue, seen):
                 issues.append(issue)
     if output.exit_code not in (0, None) and not any(issue.severity == "error" for issue in issues):
         # cargo's own failures (a broken Cargo.toml) are printed as text on stderr, not as JSON.
-        issues.extend(i for i in _human_errors(_clean(output.stderr), ctx) if _first_time(i, seen))
+        issues.extend(i for i in _human_errors(clean(output.stderr), ctx) if first_time(i, seen))
     return ParseResult(issues=issues, recognized=_understood(output.exit_code, finished, issues))
 
 
@@ -88,14 +78,6 @@ def _understood(exit_code: int | None, finished: bool, issues: list[Issue]) -> b
         return True
     # A failing cargo run is explained only by an error with a location (rustc's, or cargo's for Cargo.toml).
     return any(issue.severity == "error" for issue in issues)
-
-
-def _first_time(issue: Issue, seen: set[tuple[Any, ...]]) -> bool:
-    key = (issue.kind, issue.file, issue.line, issue.column, issue.rule, issue.severity, issue.message)
-    if key in seen:
-        return False
-    seen.add(key)
-    return True
 
 
 def _json_records(text: str) -> Iterator[Mapping[str, Any]]:
@@ -130,8 +112,8 @@ def _compiler_issue(record: Mapping[str, Any], ctx: ParseContext) -> Issue | Non
     if span is not None:
         file = _span_file(span, record, ctx)
         if file is not None:
-            line, column = _int(span.get("line_start")), _int(span.get("column_start"))
-            end_line, end_column = _int(span.get("line_end")), _int(span.get("column_end"))
+            line, column = json_int(span.get("line_start")), json_int(span.get("column_start"))
+            end_line, end_column = json_int(span.get("line_end")), json_int(span.get("column_end"))
     return make_issue(
         kind=kind,
         message=text,
@@ -153,10 +135,6 @@ def _classify(code: str | None) -> tuple[IssueKind, str]:
     if code is not None and not _ERROR_CODE.match(code):
         return "lint", "rustc"  # one of rustc's own lints: unused_variables, dead_code, ...
     return "build", "rustc"
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) else None
 
 
 def _primary_span(spans: Any) -> Mapping[str, Any] | None:
@@ -235,7 +213,7 @@ def _hint(children: Any) -> str | None:
     # The suggestion first; clippy's "for further information visit <docs>" after it.
     helps.sort(key=lambda text: text.startswith("for further information"))
     hint = "\n".join(helps)
-    return hint[:_MAX_HINT] or None
+    return hint[:MAX_HINT] or None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -294,19 +272,19 @@ def parse_cargo_test(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     (`src/lib.rs - add (line 7)`) at their code block. Compile errors (`error[E0308]: ...` / ` --> file:l:c`)
     become `build` issues; compile warnings are left to the lint and typecheck runs.
     """
-    stdout = _clean(output.stdout)
-    stderr = _clean(output.stderr)
+    stdout = clean(output.stdout)
+    stderr = clean(output.stderr)
     failures: list[TestFailure] = []
     saw_result = False
     for block in _test_blocks(stdout):
         saw_result = saw_result or any(_RESULT.match(line) for line in block)
         failures.extend(_block_failures(block, ctx))
     seen: set[tuple[Any, ...]] = set()
-    builds = [i for i in _human_errors(stderr, ctx) if _first_time(i, seen)]
+    builds = [i for i in _human_errors(stderr, ctx) if first_time(i, seen)]
     for record in _json_records(stdout):  # `cargo test --message-format=json` prints them on stdout
         if record.get("reason") == "compiler-message":
             issue = _compiler_issue(record, ctx)
-            if issue is not None and issue.severity == "error" and _first_time(issue, seen):
+            if issue is not None and issue.severity == "error" and first_time(issue, seen):
                 builds.append(issue)
     issues = [_failure_issue(failure) for failure in failures] + builds
     # A failing run is explained only by a failed test or a compile error; a passing one by libtest's tally.
@@ -413,7 +391,7 @@ def _located(message: str, match: re.Match[str], ctx: ParseContext) -> _Panic:
 def _failure_issue(failure: TestFailure) -> Issue:
     return make_issue(
         kind="test",
-        message=f"{failure.name} failed: {_one_line(failure.message)}",
+        message=f"{failure.name} failed: {one_line(failure.message)}",
         source="cargo test",
         severity="error",
         file=failure.file,
@@ -475,14 +453,14 @@ def parse_rustfmt_check(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     anything else (rustfmt's `error:` for a file it cannot parse) is not understood.
     """
     hunks: list[tuple[re.Match[str], list[str]]] = []
-    for line in _clean(output.stdout).splitlines():
+    for line in clean(output.stdout).splitlines():
         header = _DIFF_HEADER.match(line)
         if header:
             hunks.append((header, []))
         elif hunks:
             hunks[-1][1].append(line)
     issues = [_format_issue(header, hunk, ctx) for header, hunk in hunks]
-    stderr_errors = any(line.startswith("error") for line in _clean(output.stderr).splitlines())
+    stderr_errors = any(line.startswith("error") for line in clean(output.stderr).splitlines())
     clean_exit = output.exit_code in (0, None)
     recognized = not stderr_errors and (clean_exit or bool(issues))
     return ParseResult(issues=issues, recognized=recognized)
@@ -512,5 +490,5 @@ def _format_issue(header: re.Match[str], hunk: list[str], ctx: ParseContext) -> 
         file=ctx.relpath(header.group("file")),
         line=first,
         end_line=max(removed) if removed else None,
-        hint=changes[:_MAX_HINT] or None,
+        hint=changes[:MAX_HINT] or None,
     )
