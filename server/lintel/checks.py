@@ -492,7 +492,8 @@ def languages_document(languages: Iterable[LanguageSpec]) -> list[dict[str, Any]
             "builtin": spec.builtin,
             "markers": list(spec.markers),
             "extensions": list(spec.extensions),
-            "languageIds": list(spec.language_ids),
+            # A declared language's ids all count (`shellscript`, `sh`); a built-in one's extras are Neovim's.
+            "languageIds": list(dict.fromkeys([*spec.language_ids, *(() if spec.builtin else spec.extra_filetypes)])),
             "checks": list(spec.checks),
             "navigation": spec.server is not None,
         }

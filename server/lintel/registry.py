@@ -75,6 +75,7 @@ def declared_language(name: str, settings: UserLanguageSettings, order: int = US
         formatter_for=formatter_for,
         server=server,
         checks=tuple(check for check in CHECKS if settings.argv_for(check)),
+        extra_filetypes=tuple((settings.language_ids or [])[1:]),  # the others editors call its files
         order=settings.order if settings.order is not None else order,
         builtin=False,
     )

@@ -12,8 +12,6 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 LINTEL = Path(__file__).resolve().parents[2] / "server" / "lintel"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
@@ -186,7 +184,6 @@ def test_no_import_circles_between_lintels_packages() -> None:
     assert not found, "circles between packages:\n" + "\n".join(" -> ".join(c) for c in found)
 
 
-@pytest.mark.xfail(strict=False, reason="issue 11: being split")
 def test_no_module_over_600_lines() -> None:
     long = {
         str(path.relative_to(LINTEL.parent)): n
@@ -196,7 +193,6 @@ def test_no_module_over_600_lines() -> None:
     assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
 
 
-@pytest.mark.xfail(strict=False, reason="issue 11: being split")
 def test_no_function_over_80_lines() -> None:
     long = dict(item for path in sorted(LINTEL.rglob("*.py")) for item in long_functions(path))
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines: {long}"

@@ -26,7 +26,7 @@ from lintel.parsers.node import (
     parse_tsc,
 )
 from lintel.parsers.nodetests import parse_jest, parse_node_test_auto, parse_vitest
-from lintel.parsers.tap import parse_node_tap
+from lintel.parsers.tap import parse_node_tap, parse_tap
 
 from tests.helpers import load_capture, truncated_capture
 
@@ -506,7 +506,7 @@ def test_lint_auto_keeps_eslint_json_and_chained_tsc() -> None:
         ("jest", parse_jest),
         ("vitest", parse_vitest),
         ("node-test", parse_node_tap),
-        ("tap", parse_node_tap),
+        ("tap", parse_tap),
         ("node-test-auto", parse_node_test_auto),
         ("node-lint-auto", parse_node_lint_auto),
         ("prettier", parse_prettier_check),

@@ -22,7 +22,7 @@ from lintel.parsers.pytests import parse_pytest_junit
 from lintel.parsers.python import parse_mypy, parse_pyright, parse_ruff, parse_ruff_format
 from lintel.parsers.rust import parse_cargo_messages, parse_cargo_test, parse_rustfmt_check
 from lintel.parsers.shellcheck import parse_shellcheck
-from lintel.parsers.tap import parse_node_tap
+from lintel.parsers.tap import parse_node_tap, parse_tap
 
 _REGISTRY: dict[str, Parser] = {
     # python
@@ -38,6 +38,7 @@ _REGISTRY: dict[str, Parser] = {
     "jest": parse_jest,
     "vitest": parse_vitest,
     "node-test": parse_node_tap,
+    "tap": parse_tap,
     "node-test-auto": parse_node_test_auto,
     "node-lint-auto": parse_node_lint_auto,
     "prettier": parse_prettier_check,
@@ -64,7 +65,6 @@ ALIASES: dict[str, str] = {
     "gotest": "go-test",
     "cargotest": "cargo-test",
     "junit": "pytest",
-    "tap": "node-test",
 }
 
 

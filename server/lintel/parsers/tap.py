@@ -30,7 +30,7 @@ _MESSAGE_KEYS = ("error", "message")
 _LOCATION = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?$")
 
 
-def parse_node_tap(output: ToolOutput, ctx: ParseContext) -> ParseResult:
+def parse_node_tap(output: ToolOutput, ctx: ParseContext, source: str = "node --test") -> ParseResult:
     """node's test runner with `--test-reporter=tap` (the default reporter when stdout is not a TTY in node 20).
 
         # Subtest: cart
@@ -64,9 +64,14 @@ def parse_node_tap(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     reader = _TapReader(script_text(output.stdout).splitlines(), ctx)
     reader.read()
     failures = reader.failures
-    issues = [failure_issue(failure, "node --test") for failure in failures]
+    issues = [failure_issue(failure, source) for failure in failures]
     recognized = reader.recognized and not (output.exit_code not in (0, None) and not failures)
     return ParseResult(issues=issues, failures=failures, recognized=recognized)
+
+
+def parse_tap(output: ToolOutput, ctx: ParseContext) -> ParseResult:
+    """TAP from any producer (a shell script, bats, prove): read as node's, its issues' source `tap`."""
+    return parse_node_tap(output, ctx, source="tap")
 
 
 @dataclass
