@@ -10,8 +10,8 @@ setup:
 	@scripts/setup-dev
 
 lint: setup
-	$(PY) -m ruff check server tests bench examples editors/vscode/tools
-	$(PY) -m ruff format --check server tests bench examples editors/vscode/tools
+	$(PY) -m ruff check server tests bench examples editors/tools editors/vscode/tools
+	$(PY) -m ruff format --check server tests bench examples editors/tools editors/vscode/tools
 	$(PY) -m mypy
 
 test-only:

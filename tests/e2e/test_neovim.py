@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lintel.languages import LANGUAGES
 
 from tests.e2e.nvim_support import PLUGIN, Neovim, require_nvim
 from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, require_tool, run_lintel
@@ -347,23 +348,113 @@ def test_setup_defaults_and_settings(neovim: Neovim, tmp_path: Path) -> None:
     assert seen["with"] == seen["cmd"] == ["lintel", "serve"]
     assert seen["init_options"] == {"timeouts": {"lint": 7}}
     assert seen["settings"] == {"lintel": {"timeouts": {"lint": 7}}}
-    assert set(seen["filetypes"]) == {
-        "go",
-        "gomod",
-        "rust",
-        "javascript",
-        "javascriptreact",
-        "typescript",
-        "typescriptreact",
-        "python",
-    }
+    # The registry's language ids and Neovim-only file types (gomod), through the generated lua/lintel/languages.lua.
+    assert set(seen["filetypes"]) == {f for spec in LANGUAGES for f in (*spec.language_ids, *spec.extra_filetypes)}
+    assert {"go", "gomod", "typescriptreact", "python"} <= set(seen["filetypes"])
     assert {"LintelRunTests", "LintelTypecheck", "LintelLint", "LintelDetect"} <= set(seen["commands"])
+
+
+SETUP_EXTRAS = """
+local function their_on_init() end
+require('lintel').setup({ filetypes = { 'text' }, lsp = { on_init = their_on_init } })
+local config = vim.lsp.config.lintel
+return {
+  filetypes = config.filetypes,
+  on_init = vim.tbl_map(function(f) return f == their_on_init and 'theirs' or type(f) end, config.on_init),
+  declared_first = config.on_init[1] == require('lintel.declared').on_init,
+}
+"""
+
+
+def test_setup_adds_filetypes_and_keeps_lintels_on_init(neovim: Neovim, tmp_path: Path) -> None:
+    seen = neovim.run(SETUP_EXTRAS, tmp_path, setup="").result
+
+    assert seen["filetypes"][-1] == "text"
+    assert {"go", "gomod", "python"} <= set(seen["filetypes"])
+    assert seen["on_init"] == ["function", "theirs"]
+    assert seen["declared_first"] is True
+
+
+# -- languages declared in lintel.toml ----------------------------------------------------------------------------
+
+TXTLINT_TOML = """
+[languages.txtlint]
+markers = ["txtlint.py"]
+extensions = ["txt"]
+lint = ["python3", "txtlint.py", "{files}"]
+parser = { lint = "mypy" }
+"""
+
+# A linter of the declared language: each TODO is a finding, in the `file:line:col: error: message  [code]` form
+# the mypy parser reads.
+TXTLINT = """
+import sys
+
+found = 0
+for name in sys.argv[1:]:
+    with open(name, encoding="utf-8") as text:
+        for number, line in enumerate(text, 1):
+            if "TODO" in line:
+                print(f"{name}:{number}:{line.index('TODO') + 1}: error: a TODO is left  [todo]")
+                found += 1
+sys.exit(1 if found else 0)
+"""
+
+DECLARED = """
+-- notes.txt is loaded before the server runs; txtlint.py (Python) starts it; later.txt opens after it named txtlint.
+vim.cmd.edit('notes.txt')
+local early = vim.api.nvim_get_current_buf()
+T.edit('txtlint.py')
+T.wait(30000, function()
+  return #vim.lsp.get_clients({ name = 'lintel', bufnr = early }) > 0
+end, 'lintel to attach to the already loaded notes.txt')
+local later = T.edit('later.txt')
+local function found(diagnostics) return #diagnostics > 0 end
+local seen = {
+  early = T.wait_diagnostics(early, 'mypy', found, 'diagnostics of notes.txt'),
+  later = T.wait_diagnostics(later, 'mypy', found, 'diagnostics of later.txt'),
+  completion = vim.fn.getcompletion('LintelLint ', 'cmdline'),
+}
+vim.cmd.edit(vim.fn.fnameescape(T.args.outside))
+vim.wait(1000)
+seen.outside = #vim.lsp.get_clients({ name = 'lintel', bufnr = 0 })
+vim.cmd.edit('README.md')
+seen.markdown = #vim.lsp.get_clients({ name = 'lintel', bufnr = 0 })
+return seen
+"""
+
+
+def test_declared_language_files_are_attached_and_linted(neovim: Neovim, tmp_path: Path) -> None:
+    """A language only lintel.toml knows: its files get the lintel client (loaded before it started, and opened
+    after) and the diagnostics of its lint command; its name completes the commands. Files of it outside the
+    workspace, and files of no language, stay unattached."""
+    root = tmp_path / "declared"
+    root.mkdir()
+    (root / "lintel.toml").write_text(TXTLINT_TOML, encoding="utf-8")
+    (root / "txtlint.py").write_text(TXTLINT, encoding="utf-8")
+    (root / "notes.txt").write_text("fine\nthere is a TODO here\n", encoding="utf-8")
+    (root / "later.txt").write_text("TODO first\n", encoding="utf-8")
+    (root / "README.md").write_text("TODO\n", encoding="utf-8")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("TODO\n", encoding="utf-8")
+
+    seen = neovim.run(DECLARED, root, {"outside": str(outside)}).result
+
+    assert [(d["line"], d["col"], d["code"], d["message"]) for d in seen["early"]] == [
+        (2, 12, "todo", "a TODO is left")
+    ]
+    assert [(d["line"], d["col"]) for d in seen["later"]] == [(1, 1)]
+    assert "txtlint" in seen["completion"]
+    assert {"go", "python", "path=", "timeout="} <= set(seen["completion"])
+    assert seen["outside"] == 0
+    assert seen["markdown"] == 0
 
 
 HELP = """
 vim.cmd('helptags ' .. vim.fn.fnameescape(T.args.doc))
 local found = {}
-for _, tag in ipairs({ 'lintel', 'lintel-setup', ':LintelRunTests', 'lintel-health', 'LintelCommandDone' }) do
+local tags = { 'lintel', 'lintel-setup', ':LintelRunTests', 'lintel-health', 'LintelCommandDone', 'lintel-declared' }
+for _, tag in ipairs(tags) do
   vim.cmd('help ' .. tag)
   found[tag] = vim.fn.expand('%:t') .. ':' .. vim.api.nvim_get_current_line()
   vim.cmd('helpclose')

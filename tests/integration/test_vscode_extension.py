@@ -4,7 +4,9 @@ own modules) work against a real `lintel serve`."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from pydantic_core import to_jsonable_python
 from tests.helpers import REPO, WORKSPACES, missing_tool
 
 EXTENSION = REPO / "editors" / "vscode"
+SYNC_LANGUAGES = REPO / "editors" / "tools" / "sync_languages.py"
 PACKAGE_JSON = EXTENSION / "package.json"
 CLIENT_SETTINGS = {"lintel.server.path", "lintel.server.interpreter", "lintel.trace.server"}
 
@@ -85,6 +88,67 @@ def test_generated_settings_are_current() -> None:
     script = EXTENSION / "tools" / "sync_settings.py"
     done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+# -- languages: the editors' lists are lintel's registry ---------------------------------------------------------------
+
+
+def test_generated_language_lists_are_current() -> None:
+    """editors/tools/sync_languages.py writes both editors' language lists from the registry; --check fails on drift."""
+    done = subprocess.run([sys.executable, str(SYNC_LANGUAGES), "--check"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture
+def sync_languages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """The generator, writing to copies of its files in tmp_path."""
+    spec = importlib.util.spec_from_file_location("sync_languages", SYNC_LANGUAGES)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "sync_languages", module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "REPO", tmp_path)
+    for name in ("VSCODE_MODULE", "PACKAGE_JSON", "NVIM_MODULE"):
+        original: Path = getattr(module, name)
+        copy = tmp_path / original.name
+        shutil.copy(original, copy)
+        monkeypatch.setattr(module, name, copy)
+    return module
+
+
+def test_a_stale_language_list_fails_the_check_until_regenerated(
+    sync_languages: types.ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lua: Path = sync_languages.NVIM_MODULE
+    assert sync_languages.main(["--check"]) == 0
+    lua.write_text(lua.read_text(encoding="utf-8").replace("'gomod',", ""), encoding="utf-8")
+
+    assert sync_languages.main(["--check"]) == 1
+    assert "languages.lua is not what lintel's language registry gives" in capsys.readouterr().err
+
+    assert sync_languages.main([]) == 0
+    assert "'gomod'," in lua.read_text(encoding="utf-8")
+    assert sync_languages.main(["--check"]) == 0
+
+
+def test_generated_lists_hold_every_builtin_language(sync_languages: types.ModuleType) -> None:
+    """Read back from the generated files (not from the generator's own tables): each language with its suffixes,
+    language ids and markers; the activation events cover every marker and language id."""
+    from lintel.languages import LANGUAGES
+
+    typescript = sync_languages.VSCODE_MODULE.read_text(encoding="utf-8")
+    lua = sync_languages.NVIM_MODULE.read_text(encoding="utf-8")
+    events = set(json.loads(sync_languages.PACKAGE_JSON.read_text(encoding="utf-8"))["activationEvents"])
+    for spec in LANGUAGES:
+        quoted = ", ".join(f"'{suffix}'" for suffix in spec.extensions)
+        assert f"extensions: [{quoted}]" in typescript, spec.name
+        assert f"extensions = {{ {quoted} }}" in lua, spec.name
+        assert {f"onLanguage:{i}" for i in spec.language_ids} <= events
+        assert {f"workspaceContains:{marker}" for marker in spec.markers} <= events
+        for filetype in (*spec.language_ids, *spec.extra_filetypes):
+            assert f"'{filetype}'" in lua, (spec.name, filetype)
+    assert "workspaceContains:lintel.toml" in events
 
 
 _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
@@ -168,7 +232,9 @@ def test_settings_that_run_programs_are_restricted_when_untrusted(package: dict[
 # -- against a real server --------------------------------------------------------------------------------------------
 
 
-def drive(extension: Path, workspace: Path, trusted: bool, user_settings: dict[str, Any]) -> dict[str, Any]:
+def drive(
+    extension: Path, workspace: Path, trusted: bool, user_settings: dict[str, Any], active_file: Path | None = None
+) -> dict[str, Any]:
     drive_js = extension / "out" / "drive.js"
     if not drive_js.is_file():
         run(["npm", "run", "--silent", "test"])  # builds out/drive.js with the unit tests
@@ -183,7 +249,8 @@ def drive(extension: Path, workspace: Path, trusted: bool, user_settings: dict[s
         "lintel",
         "serve",
     ]
-    done = subprocess.run(argv, cwd=workspace, capture_output=True, text=True, timeout=300, check=False)
+    env = {**os.environ, "LINTEL_DRIVE_ACTIVE_FILE": str(active_file)} if active_file else None
+    done = subprocess.run(argv, cwd=workspace, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
@@ -222,3 +289,30 @@ def test_untrusted_workspace_runs_nothing(extension: Path, python_workspace: Pat
     assert "not trusted" in seen["tests"]["error"]
     assert any("not trusted" in message for message in seen["messages"])
     assert not (python_workspace / ".pytest_cache").exists()
+
+
+DECLARED_LANGUAGE = """
+[languages.notes]
+markers = ["notes.toml"]
+extensions = ["note"]
+test = ["python3", "check_notes.py"]
+"""
+
+
+def test_run_tests_in_a_declared_language_file_runs_that_language(extension: Path, python_workspace: Path) -> None:
+    """In a folder with a Python project and a language declared in lintel.toml, the active `.note` file makes the
+    declared language the one the extension picks, from what the real server's lintel.detect says."""
+    (python_workspace / "lintel.toml").write_text(DECLARED_LANGUAGE, encoding="utf-8")
+    (python_workspace / "notes.toml").write_text("", encoding="utf-8")
+    (python_workspace / "todo.note").write_text("buy milk\n", encoding="utf-8")
+    (python_workspace / "check_notes.py").write_text("raise SystemExit('todo.note: not done')\n", encoding="utf-8")
+
+    seen = drive(extension, python_workspace, True, {}, active_file=python_workspace / "todo.note")
+
+    assert set(seen["languages"]) == {"python", "notes"}
+    declared = [language for language in seen["detection"]["languages"] if not language["builtin"]]
+    assert [(d["name"], d["extensions"]) for d in declared] == [("notes", [".note"])]
+    assert seen["active"] == "notes"
+    assert seen["tests"]["summary"].startswith("notes test: "), seen["tests"]
+    assert "not done" in seen["tests"]["rendered"]
+    assert not (python_workspace / ".pytest_cache").exists()  # the Python tests did not run

@@ -26,14 +26,13 @@ import {
   serverSettingKeys,
   toServerSettings,
 } from './lib/settings';
-import { type Detection, detectedLanguages } from './lib/results';
-import { type CommandArgs, SERVER_COMMANDS } from './lib/targets';
+import { type Detection, detectedLanguages, type KnownLanguage } from './lib/results';
+import { type CommandArgs, DOCUMENT_LANGUAGE_IDS, SERVER_COMMANDS } from './lib/targets';
 import type { StatusBar } from './statusBar';
 
 const SECTION = 'lintel';
 const INSTALL_HINT =
   "Install lintel (pip install 'lintel-lsp[python]') or set lintel.server.path or lintel.server.interpreter";
-const DOCUMENT_LANGUAGES = ['go', 'rust', 'python', 'javascript', 'javascriptreact', 'typescript', 'typescriptreact'];
 
 function isExecutable(file: string): boolean {
   try {
@@ -63,6 +62,7 @@ export class Lintel implements vscode.Disposable {
   private lifecycle: Promise<void> = Promise.resolve();
   private readonly settingKeys: string[];
   private readonly languages = new Map<string, string[]>();
+  private readonly known = new Map<string, KnownLanguage[]>();
 
   constructor(
     context: vscode.ExtensionContext,
@@ -106,6 +106,11 @@ export class Lintel implements vscode.Disposable {
     return this.languages.get(folder.uri.toString()) ?? [];
   }
 
+  /** The languages lintel knows in a folder (built-in and declared in its lintel.toml) at the last `lintel.detect`. */
+  knownLanguagesIn(folder: vscode.WorkspaceFolder): KnownLanguage[] {
+    return this.known.get(folder.uri.toString()) ?? [];
+  }
+
   /** Asks the server what every workspace folder holds and shows it in the status bar. */
   async detect(): Promise<void> {
     const client = this.client;
@@ -121,6 +126,7 @@ export class Lintel implements vscode.Disposable {
         })) as Detection;
         detections.push(detection);
         this.languages.set(folder.uri.toString(), detectedLanguages([detection]));
+        this.known.set(folder.uri.toString(), detection.languages ?? []);
       } catch (error) {
         this.output.warn(`lintel.detect in ${folder.uri.fsPath} failed: ${describe(error)}`);
       }
@@ -204,7 +210,8 @@ export class Lintel implements vscode.Disposable {
       options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, env: process.env },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: DOCUMENT_LANGUAGES.map((language) => ({ scheme: 'file', language })),
+      // Files of the languages declared in lintel.toml the server registers for itself (client/registerCapability).
+      documentSelector: DOCUMENT_LANGUAGE_IDS.map((language) => ({ scheme: 'file', language })),
       outputChannel: this.output,
       traceOutputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -261,6 +268,7 @@ export class Lintel implements vscode.Disposable {
     const client = this.client;
     this.client = undefined;
     this.languages.clear();
+    this.known.clear();
     if (client === undefined) {
       return;
     }

@@ -146,7 +146,9 @@ class Commands {
       return undefined;
     }
     await this.lintel.detect(); // cheap (markers only), and a project added since is offered
-    const choices = languageChoices(this.lintel.languagesOf(folder), lintelLanguage(editor?.document.languageId));
+    const document = editor?.document;
+    const active = lintelLanguage(document?.languageId, document?.uri.fsPath, this.lintel.knownLanguagesIn(folder));
+    const choices = languageChoices(this.lintel.languagesOf(folder), active);
     if (choices.length === 0) {
       return { folder, choice: SERVER_DECIDES };
     }

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { commandArgs, languageChoices, lintelLanguage, SERVER_COMMANDS } from '../src/lib/targets';
+import declared from './fixtures/declared-detect.json';
+import { BUILTIN_LANGUAGES, type LanguageInfo } from '../src/lib/languages';
+import type { Detection } from '../src/lib/results';
+import {
+  commandArgs,
+  DOCUMENT_LANGUAGE_IDS,
+  languageChoices,
+  languageOfFile,
+  lintelLanguage,
+  SERVER_COMMANDS,
+} from '../src/lib/targets';
 
 describe('commandArgs', () => {
   it('builds the one object argument, leaving out what is not known', () => {
@@ -21,6 +31,64 @@ describe('lintelLanguage', () => {
     assert.equal(lintelLanguage('python'), 'python');
     assert.equal(lintelLanguage('markdown'), undefined);
     assert.equal(lintelLanguage(undefined), undefined);
+  });
+
+  const shell: LanguageInfo = {
+    name: 'shell',
+    extensions: ['.sh', '.bash'],
+    languageIds: ['shellscript'],
+    markers: ['.shellcheckrc'],
+  };
+
+  it("falls back to a declared language by the file's suffix, then by its language id", () => {
+    assert.equal(lintelLanguage('shellscript', '/w/deploy.sh', [shell]), 'shell');
+    assert.equal(lintelLanguage('plaintext', '/w/DEPLOY.BASH', [shell]), 'shell');
+    assert.equal(lintelLanguage('shellscript', '/w/bin/deploy', [shell]), 'shell');
+    assert.equal(lintelLanguage(undefined, '/w/deploy.sh', [shell]), 'shell');
+    assert.equal(lintelLanguage('shellscript', '/w/deploy.sh'), undefined); // nothing declared
+    assert.equal(lintelLanguage('plaintext', '/w/notes.txt', [shell]), undefined);
+  });
+
+  it('keeps the built-in language of a VS Code language id', () => {
+    assert.equal(lintelLanguage('python', '/w/odd.sh', [shell]), 'python');
+  });
+
+  it("takes the declared languages from a real server's lintel.detect", () => {
+    const detection = declared as Detection;
+    const known = detection.languages ?? [];
+    assert.deepEqual(
+      known.filter((l) => !l.builtin).map((l) => l.name),
+      ['shell'],
+    );
+    assert.equal(lintelLanguage('shellscript', `${detection.root}/tests/run.sh`, known), 'shell');
+    assert.equal(lintelLanguage(undefined, `${detection.root}/src/app.py`, known), 'python');
+  });
+});
+
+describe('languageOfFile', () => {
+  it('picks the longest matching suffix, then the first language', () => {
+    const text: LanguageInfo = { name: 'text', extensions: ['.txt'], languageIds: ['plaintext'], markers: [] };
+    const notes: LanguageInfo = { name: 'notes', extensions: ['.notes.txt'], languageIds: ['notes'], markers: [] };
+    const other: LanguageInfo = { ...text, name: 'other' };
+    assert.equal(languageOfFile('/w/a.notes.txt', [text, notes]), 'notes');
+    assert.equal(languageOfFile('/w/a.txt', [text, notes, other]), 'text');
+    assert.equal(languageOfFile('/w/txt', [text]), undefined);
+  });
+});
+
+describe('the built-in languages (generated from the registry)', () => {
+  it("send every built-in language's documents and map each id to its language", () => {
+    assert.deepEqual(
+      BUILTIN_LANGUAGES.map((l) => l.name),
+      ['go', 'rust', 'node', 'python'],
+    );
+    for (const language of BUILTIN_LANGUAGES) {
+      for (const id of language.languageIds) {
+        assert.ok(DOCUMENT_LANGUAGE_IDS.includes(id), id);
+        assert.equal(lintelLanguage(id), language.name);
+      }
+    }
+    assert.equal(new Set(DOCUMENT_LANGUAGE_IDS).size, DOCUMENT_LANGUAGE_IDS.length);
   });
 });
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lintel.config import LintelConfig
-from lintel.detect import LANGUAGES
+from lintel.languages import LANGUAGES
 
 PACKAGE_JSON = Path(__file__).resolve().parent.parent / "package.json"
 CLIENT_SECTION = "lintel.client"
@@ -38,6 +38,14 @@ DESCRIPTIONS: Mapping[str, str] = {
     "languages.*.format": "{Language}: the format check's whole argv, replacing lintel's default (null: the default).",
     "languages.*.binaries": "{Language}: tool paths by name (like `{example}`), tried before the project's and PATH.",
     "languages.*.server": "{Language}: argv of the language server navigation is forwarded to (null: the default).",
+    "languages.*.parser": (
+        "{Language}: which of lintel's parsers reads a check's output, by check (lint, typecheck, test, format), "
+        "replacing the default one; `custom` takes any failing output as one issue."
+    ),
+    "languages.*.order": (
+        "{Language}: its place in the detection order, where a folder holds several languages "
+        "(lower first; go 10, rust 20, node 30, python 40; null: the default)."
+    ),
     "editor.lintOnOpen": "Lint a file when it is opened.",
     "editor.lintOnSave": "Lint a file when it is saved.",
     "editor.lintOnChange": "Lint while typing (tools that read stdin, like ruff and eslint); others wait for a save.",
@@ -76,6 +84,7 @@ _KEPT_KEYWORDS = (
     "minLength",
     "maxLength",
     "pattern",
+    "propertyNames",
 )
 
 

@@ -9,8 +9,13 @@ local commands = {
   LintelDetect = 'lintel.detect',
 }
 
-local languages = { 'go', 'rust', 'node', 'python' }
 local qf_types = { error = 'E', warning = 'W', info = 'I', hint = 'N' }
+
+--- The language names commands take: the built-in ones and those the running servers said lintel.toml declares.
+---@return string[]
+function M.languages()
+  return vim.list_extend(vim.deepcopy(require('lintel.languages').names), require('lintel.declared').names())
+end
 
 --- `:LintelRunTests python path=src timeout=60` -> `{language = "python", path = "src", timeout = 60}`.
 ---@param fargs string[]
@@ -181,7 +186,8 @@ end
 
 function M.create()
   for name, command in pairs(commands) do
-    local show = command == 'lintel.detect' and function(doc)
+    local show = command == 'lintel.detect' and function(doc, client)
+      require('lintel.declared').learn(client, doc) -- lintel.toml may declare a language since the start
       vim.notify(M.describe_detection(doc))
     end or show_run
     vim.api.nvim_create_user_command(name, function(cmd)
@@ -192,7 +198,7 @@ function M.create()
       complete = function(lead)
         return vim.tbl_filter(function(word)
           return vim.startswith(word, lead)
-        end, vim.list_extend(vim.deepcopy(languages), { 'path=', 'timeout=' }))
+        end, vim.list_extend(M.languages(), { 'path=', 'timeout=' }))
       end,
     })
   end

@@ -6,6 +6,7 @@ local M = {}
 ---@field cmd? string[] server command (default: `lintel serve`, else `python3 -m lintel serve`)
 ---@field settings? table lintel settings (camelCase), sent as initializationOptions and as section `lintel`
 ---@field open_quickfix? boolean open the quickfix window after a run that found something (default true)
+---@field filetypes? string[] more file types to start the server on (e.g. those of languages declared in lintel.toml)
 ---@field lsp? vim.lsp.Config anything else to merge into the client configuration
 
 ---@type lintel.Options
@@ -33,6 +34,15 @@ function M.setup(opts)
   M.options = vim.tbl_extend('force', M.options, opts)
   local config = vim.tbl_deep_extend('force', {}, opts.lsp or {})
   config.cmd = opts.cmd or config.cmd
+  if opts.filetypes then
+    local defaults = config.filetypes or require('lintel.languages').filetypes
+    config.filetypes = vim.list_extend(vim.deepcopy(defaults), opts.filetypes)
+  end
+  if config.on_init then
+    -- A user's on_init replaces the default one, which attaches the declared languages' files: keep both.
+    local theirs = type(config.on_init) == 'table' and config.on_init or { config.on_init }
+    config.on_init = vim.list_extend({ require('lintel.declared').on_init }, theirs)
+  end
   if opts.settings then
     config.init_options = opts.settings
     config.settings = { lintel = opts.settings }

@@ -1,5 +1,6 @@
 /** The server's RunResult (CONTRACT §6) rendered as text, a one-line summary and quick-pick items. */
 import * as path from 'node:path';
+import type { LanguageInfo } from './languages';
 
 export type Severity = 'error' | 'warning' | 'info' | 'hint';
 
@@ -45,10 +46,19 @@ export interface RunResult {
   reason?: string | null;
 }
 
-/** What `lintel.detect` answers: the project types found under a folder. */
+/** A language the server knows in a workspace: built-in, or declared in its lintel.toml. */
+export interface KnownLanguage extends LanguageInfo {
+  readonly builtin: boolean;
+  readonly checks: readonly string[];
+  readonly navigation: boolean;
+}
+
+/** What `lintel.detect` answers: the project types found under a folder, and the languages lintel knows there. */
 export interface Detection {
   root: string;
   projects: { language: string; root: string; markers: string[] }[];
+  // Absent from servers older than user-declared languages.
+  languages?: KnownLanguage[];
 }
 
 export function detectedLanguages(detections: readonly (Detection | null | undefined)[]): string[] {

@@ -1,4 +1,5 @@
 /** Which server command to run, for which language: the arguments of lintel's `workspace/executeCommand`. */
+import { BUILTIN_LANGUAGES, type LanguageInfo } from './languages';
 
 export type Check = 'test' | 'typecheck' | 'lint';
 
@@ -28,19 +29,47 @@ export function commandArgs(language: string | undefined, folderPath: string | u
   return args;
 }
 
-const LANGUAGE_OF_DOCUMENT: Readonly<Record<string, string>> = {
-  go: 'go',
-  rust: 'rust',
-  python: 'python',
-  javascript: 'node',
-  javascriptreact: 'node',
-  typescript: 'node',
-  typescriptreact: 'node',
-};
+const LANGUAGE_OF_DOCUMENT: ReadonlyMap<string, string> = new Map(
+  BUILTIN_LANGUAGES.flatMap((language) => language.languageIds.map((id) => [id, language.name] as const)),
+);
 
-/** lintel's language for a VS Code language id (`typescriptreact` → `node`). */
-export function lintelLanguage(languageId: string | undefined): string | undefined {
-  return languageId === undefined ? undefined : LANGUAGE_OF_DOCUMENT[languageId];
+/** The VS Code language ids of lintel's built-in languages: the documents the client sends the server. */
+export const DOCUMENT_LANGUAGE_IDS: readonly string[] = [...LANGUAGE_OF_DOCUMENT.keys()];
+
+/**
+ * lintel's language for a document: a built-in one by its VS Code language id (`typescriptreact` → `node`), else
+ * the language among `known` (the workspace's, from `lintel.detect`, with those declared in lintel.toml) whose
+ * file suffix the file name ends with — the longest suffix wins, as in the server — else whose language ids
+ * include the document's.
+ */
+export function lintelLanguage(
+  languageId: string | undefined,
+  fileName?: string,
+  known: readonly LanguageInfo[] = [],
+): string | undefined {
+  const builtin = languageId === undefined ? undefined : LANGUAGE_OF_DOCUMENT.get(languageId);
+  if (builtin !== undefined) {
+    return builtin;
+  }
+  const bySuffix = fileName === undefined ? undefined : languageOfFile(fileName, known);
+  if (bySuffix !== undefined || languageId === undefined) {
+    return bySuffix;
+  }
+  return known.find((language) => language.languageIds.includes(languageId))?.name;
+}
+
+/** The language among `languages` a file belongs to by its suffix (case-insensitive; longest first, then order). */
+export function languageOfFile(fileName: string, languages: readonly LanguageInfo[]): string | undefined {
+  const name = fileName.toLowerCase();
+  let best: { length: number; language: string } | undefined;
+  for (const language of languages) {
+    for (const suffix of language.extensions) {
+      if (name.endsWith(suffix.toLowerCase()) && (best === undefined || suffix.length > best.length)) {
+        best = { length: suffix.length, language: language.name };
+      }
+    }
+  }
+  return best?.language;
 }
 
 export interface LanguageChoice {

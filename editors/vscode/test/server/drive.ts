@@ -2,6 +2,7 @@
  * Drives a real `lintel serve` with the messages the extension builds, using the extension's own modules:
  * initializationOptions, the answer to workspace/configuration, command arguments, progress and result rendering.
  * Prints what it saw as JSON for tests/integration/test_vscode_extension.py. Not part of `npm test` (needs lintel).
+ * The tests run for the language the extension would pick with LINTEL_DRIVE_ACTIVE_FILE as the active editor's file.
  *
  *   node out/drive.js <workspace> <trusted|untrusted> <user settings as JSON> <server command...>
  */
@@ -18,7 +19,7 @@ import {
   summary,
 } from '../../src/lib/results';
 import { initializationOptions, serverSettingKeys, toServerSettings } from '../../src/lib/settings';
-import { commandArgs, SERVER_COMMANDS } from '../../src/lib/targets';
+import { commandArgs, languageChoices, lintelLanguage, SERVER_COMMANDS, SERVER_DECIDES } from '../../src/lib/targets';
 
 interface ConfigurationParams {
   items: { section?: string; scopeUri?: string }[];
@@ -77,8 +78,13 @@ async function main(): Promise<void> {
   };
   const detection = (await run(SERVER_COMMANDS.detect)) as Detection;
   const languages = detectedLanguages([detection]);
-  const tests = await run(SERVER_COMMANDS.test, languages[0], 'lintel-drive-1');
-  const last = await run(SERVER_COMMANDS.lastTestFailures, languages[0]);
+  // As the palette command picks: the active file's language first when there are several, else the server decides.
+  const activeFile = process.env.LINTEL_DRIVE_ACTIVE_FILE;
+  const active = activeFile === undefined ? undefined : lintelLanguage(undefined, activeFile, detection.languages);
+  const [choice = SERVER_DECIDES] = languageChoices(languages, active);
+  const language = choice.languages[0];
+  const tests = await run(SERVER_COMMANDS.test, language, 'lintel-drive-1');
+  const last = await run(SERVER_COMMANDS.lastTestFailures, language);
   const report = (result: unknown): unknown =>
     result !== null && typeof result === 'object' && 'check' in result
       ? {
@@ -91,7 +97,7 @@ async function main(): Promise<void> {
   await connection.sendRequest('shutdown');
   await connection.sendNotification('exit');
   connection.dispose();
-  const output = { settings, detection, languages, tests: report(tests), last: report(last), ...seen };
+  const output = { settings, detection, languages, active, tests: report(tests), last: report(last), ...seen };
   console.log(JSON.stringify(output, null, 2));
 }
 
