@@ -45,7 +45,7 @@ _REASON_CHARS = 600
 
 @dataclass
 class RunResult:
-    """One check's outcome: CONTRACT §6 RunResult plus the status/reason of the `check` JSON runs."""
+    """One check's outcome: docs/design.md RunResult plus the status/reason of the `check` JSON runs."""
 
     language: str | None  # None for a validator, which belongs to no language
     check: str  # a CheckName, or "validators"
@@ -117,7 +117,7 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def compose_output(stdout: str, stderr: str, exit_code: int | None, timed_out: bool, timeout: float) -> str:
-    """CONTRACT §6: stdout, `--- stderr ---` + stderr, `timed out after Ns`, and `exit: N` last."""
+    """docs/design.md: stdout, `--- stderr ---` + stderr, `timed out after Ns`, and `exit: N` last."""
     parts = [stdout.rstrip("\n")] if stdout else []
     if stderr.strip():
         parts.append("--- stderr ---")
@@ -235,7 +235,7 @@ async def run_check(
     )
 
 
-async def run_file_check(
+async def run_file_check(  # noqa: PLR0913 - keyword options of one call, passed through by name
     project: Project,
     check: Literal["lint", "format"],
     file: Path,
@@ -247,7 +247,7 @@ async def run_file_check(
     on_start: Callable[[int], None] | None = None,
     require_stdin: bool = False,
 ) -> RunResult | None:
-    """`check` scoped to one file (CONTRACT §6): on the file where the tool allows it, else on its package,
+    """`check` scoped to one file (docs/design.md): on the file where the tool allows it, else on its package,
     crate or project keeping only that file's findings. With `text`, the unsaved content goes on stdin
     when the tool reads stdin; with `require_stdin` a tool that cannot read it is not run (None), nor is a
     check the project's language has no command for."""

@@ -1,4 +1,4 @@
-"""Command line entry points: `lintel check`, `lintel detect` (CONTRACT §2). Thin: the engine does the work."""
+"""Command line entry points: `lintel check`, `lintel detect` (docs/design.md). Thin: the engine does the work."""
 
 from __future__ import annotations
 

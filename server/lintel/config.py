@@ -1,4 +1,4 @@
-"""Typed configuration (CONTRACT §6): defaults < `[tool.lintel]` in pyproject.toml < lintel.toml < client settings.
+"""Typed configuration (docs/design.md): defaults < `[tool.lintel]` in pyproject.toml < lintel.toml < client settings.
 
 Snake_case in Python, camelCase on the wire. A bad value is reported with its dotted path and that one value
 falls back to its default; the rest of the configuration still applies.
@@ -29,7 +29,7 @@ MAX_TIMEOUT = 1800.0
 
 
 def clamp_timeout(seconds: float) -> float:
-    """CONTRACT §5: a given timeout is clamped to 1–1800 s."""
+    """docs/design.md: a given timeout is clamped to 1–1800 s."""
     return max(MIN_TIMEOUT, min(MAX_TIMEOUT, float(seconds)))
 
 
@@ -149,7 +149,7 @@ class EditorSettings(_Model):
 
 
 class ValidatorConfig(_Model):
-    """A user-defined check (CONTRACT §7): a shell command run in the workspace root, read by a named parser."""
+    """A user-defined check (docs/design.md): a shell command run in the workspace root, read by a named parser."""
 
     id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:-]+$")
     run: str = Field(min_length=1)

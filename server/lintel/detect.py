@@ -1,4 +1,4 @@
-"""Which projects a workspace holds, from its marker files (CONTRACT §4). Pure apart from stat/reads.
+"""Which projects a workspace holds, from its marker files (docs/design.md, Detection). Pure apart from stat/reads.
 
 Which markers mean which language is the registry's (`lintel.languages`); the built-in one is the default,
 and a workspace's configuration may add languages (`lintel.registry.registry_for`).

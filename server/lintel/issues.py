@@ -1,4 +1,4 @@
-"""The Issue record every tool's output is turned into (CONTRACT §3), and the TestFailure record.
+"""The Issue record every tool's output is turned into (docs/design.md, Records), and the TestFailure record.
 
 Parsers build issues with `make_issue`; `finalize_issues` later fills the edit-stable fingerprint from the
 source text, the only step that reads files.
@@ -63,7 +63,7 @@ class Issue:
     fingerprint: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        """The wire shape of CONTRACT §3: camelCase keys, absent optionals left out."""
+        """The wire shape of docs/design.md, Records: camelCase keys, absent optionals left out."""
         out: dict[str, Any] = {
             "kind": self.kind,
             "signature": self.signature,
@@ -144,7 +144,7 @@ def _positive(value: int | None) -> int | None:
     return number if number >= 1 else None
 
 
-def make_issue(
+def make_issue(  # noqa: PLR0913 - the Issue record's optional fields, by keyword
     *,
     kind: IssueKind,
     message: str,

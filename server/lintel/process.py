@@ -1,4 +1,4 @@
-"""The one async process runner (CONTRACT §5): argv lists, own process group, timeout and cancel kill
+"""The one async process runner (docs/design.md): argv lists, own process group, timeout and cancel kill
 the whole group, stdout/stderr capped while they are read, a typed result."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""User-defined validators (CONTRACT §7): a shell command in the workspace root, read by any named parser,
+"""User-defined validators (docs/design.md): a shell command in the workspace root, read by any named parser,
 run through the same runner (process group, timeout, capped output) as every other tool."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class ValidateResult:
     command: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        """CONTRACT §7: `{id, ok, rawOutput, issues, durationMs}` (plus exitCode and timedOut)."""
+        """docs/design.md: `{id, ok, rawOutput, issues, durationMs}` (plus exitCode and timedOut)."""
         return {
             "id": self.id,
             "ok": self.ok,

@@ -82,33 +82,44 @@ def resolve_binary(
     project's own."""
     tried: list[str] = []
     if setting:
-        candidate = Path(os.path.expanduser(setting))
-        if not candidate.is_absolute():
-            candidate = project_root / candidate
-        tried.append(f"setting {candidate}")
-        if _executable(candidate):
-            return Resolved(name, str(candidate), "setting", tuple(tried))
-        found = shutil.which(setting, path=(env or os.environ).get("PATH"))
-        if found:
-            return Resolved(name, found, "setting", tuple(tried))
-        log.warning("configured binary %s for %s is not executable", setting, name)
-        return Resolved(name, None, "missing", tuple(tried))
+        return _from_setting(name, setting, project_root, env, tried)
     if os.sep in name:
         path = Path(name) if Path(name).is_absolute() else project_root / name
         tried.append(str(path))
         return Resolved(name, str(path) if _executable(path) else None, "project", tuple(tried))
-    roots: list[Path] = [project_root]
-    if workspace_root is not None and workspace_root != project_root:
-        roots.append(workspace_root)
-    for root in roots:
-        for rel in LOCAL_BIN_DIRS:
-            candidate = root / rel / name
-            tried.append(str(candidate))
-            if _executable(candidate):
-                return Resolved(name, str(candidate), "project", tuple(tried))
+    roots = [project_root] if workspace_root in (None, project_root) else [project_root, workspace_root]
+    for candidate in (root / rel / name for root in roots if root is not None for rel in LOCAL_BIN_DIRS):
+        tried.append(str(candidate))
+        if _executable(candidate):
+            return Resolved(name, str(candidate), "project", tuple(tried))
     if local_only:
         # `npx --no-install` runs only what the project installed: a global `tsc` on PATH is no proof.
         return Resolved(name, None, "missing", tuple(tried))
+    return _from_elsewhere(name, env, install_dirs, tried)
+
+
+def _from_setting(
+    name: str, setting: str, project_root: Path, env: Mapping[str, str] | None, tried: list[str]
+) -> Resolved:
+    """The user's setting: a path (relative to the project) or a name looked up on PATH; nothing else is tried."""
+    candidate = Path(os.path.expanduser(setting))
+    if not candidate.is_absolute():
+        candidate = project_root / candidate
+    tried.append(f"setting {candidate}")
+    if _executable(candidate):
+        return Resolved(name, str(candidate), "setting", tuple(tried))
+    found = shutil.which(setting, path=(env or os.environ).get("PATH"))
+    if found:
+        return Resolved(name, found, "setting", tuple(tried))
+    log.warning("configured binary %s for %s is not executable", setting, name)
+    return Resolved(name, None, "missing", tuple(tried))
+
+
+def _from_elsewhere(
+    name: str, env: Mapping[str, str] | None, install_dirs: Sequence[Path], tried: list[str]
+) -> Resolved:
+    """PATH, then the language's install folders, then lintel's own environment; rustup proxies with nothing
+    behind them are passed over (and said so when nothing else is found)."""
     search_path = (env if env is not None else os.environ).get("PATH", "")
     tried.append("PATH")
     proxies: list[Path] = []
@@ -130,7 +141,7 @@ def resolve_binary(
 
 
 def not_found_message(check: str, binary: str, install_hint: str, *, proxy_only: bool = False) -> str:
-    """CONTRACT §5: `<check>: <binary>: not found on PATH` plus how to install it; for a rustup proxy with no
+    """docs/design.md: `<check>: <binary>: not found on PATH` plus how to install it; for a rustup proxy with no
     component behind it, `<check>: <binary> is not installed (<hint>)`."""
     if proxy_only:
         return f"{check}: {binary} is not installed ({install_hint or 'rustup component add ' + binary})"

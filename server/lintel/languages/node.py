@@ -1,4 +1,4 @@
-"""Node's checks (CONTRACT §4): the project's own package.json scripts through its package manager, else
+"""Node's checks (docs/design.md, Detection): the project's own package.json scripts through its package manager, else
 eslint, tsc and prettier through `npx --no-install` (lintel never downloads a package).
 
 A script is run as the project wrote it. Only when it is a bare call of a tool lintel knows (`eslint .`,

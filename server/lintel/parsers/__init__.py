@@ -1,4 +1,4 @@
-"""Parsers by name: the names users give validators (CONTRACT §7) and toolchains refer to.
+"""Parsers by name: the names users give validators (docs/design.md) and toolchains refer to.
 
 Each family lives in its own module; this table is the one place that maps a name to a function, imported
 statically so every link is visible to readers and to mypy.
@@ -73,7 +73,7 @@ def parser_names() -> list[str]:
 
 
 def get_parser(name: str | None) -> Parser:
-    """The parser registered under `name`; unknown or absent names fall back to `custom` (CONTRACT §7)."""
+    """The parser registered under `name`; unknown or absent names fall back to `custom` (docs/design.md)."""
     key = (name or "custom").strip().lower()
     key = ALIASES.get(key, key)
     return never_raises(_REGISTRY.get(key, parse_custom))

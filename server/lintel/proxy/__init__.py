@@ -1,2 +1,2 @@
 """Child language servers behind lintel: one typed client per (language, project root), started lazily,
-with document sync, request routing and position-encoding conversion (CONTRACT §6, navigation)."""
+with document sync, request routing and position-encoding conversion (docs/design.md, navigation)."""

@@ -125,7 +125,7 @@ class Recoder:
             # completion's editRange / textEdit: {insert: Range, replace: Range}
             self.walk(value, uri, uri)
 
-    def walk(self, value: Any, uri: str, origin: str) -> Any:
+    def walk(self, value: Any, uri: str, origin: str) -> Any:  # noqa: C901 - one branch per LSP shape with ranges
         """Convert every range below `value`; `uri` is the document they are in until a nested object names
         another (Location.uri, LocationLink.targetUri, TextDocumentEdit.textDocument, WorkspaceEdit.changes);
         `origin` is the requesting document. Returns `value`, changed in place."""

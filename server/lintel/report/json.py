@@ -1,4 +1,4 @@
-"""`check --format json`, version 1 (CONTRACT §2)."""
+"""`check --format json`, version 1 (docs/design.md)."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ class CheckReport:
         }
 
     def exit_code(self, fail_level: Severity) -> int:
-        """CONTRACT §2: 1 findings at/above the fail level, else 3 if a check could not run, else 0."""
+        """docs/design.md: 1 findings at/above the fail level, else 3 if a check could not run, else 0."""
         threshold = SEVERITY_RANK[fail_level]
         if any(SEVERITY_RANK[i.severity] >= threshold for i in self.counted()):
             return 1

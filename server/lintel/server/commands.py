@@ -1,4 +1,4 @@
-"""`workspace/executeCommand` (CONTRACT §6): lintel.runTests, typecheck, lint, format, lastTestFailures, detect,
+"""`workspace/executeCommand` (docs/design.md): lintel.runTests, typecheck, lint, format, lastTestFailures, detect,
 validate.
 
 Each takes zero arguments or one object `{language?, path?, timeout?}` and returns a RunResult; failing tests
@@ -160,7 +160,7 @@ class Commands:
         finally:
             progress.end()
         if result.status == "not_checked" and result.exit_code is None and not result.timed_out:
-            # The tool is missing or could not start: an error the user must act on (CONTRACT §5).
+            # The tool is missing or could not start: an error the user must act on (docs/design.md).
             raise failed(result.reason or f"{check}: could not run")
         channel = "test" if check == "test" else check
         self.diagnostics.publish_run(folder, result, channel, project.root)

@@ -1,4 +1,4 @@
-"""Navigation through the real language servers (CONTRACT §6): definition, references, rename, hover… are
+"""Navigation through the real language servers (docs/design.md): definition, references, rename, hover… are
 relayed per file to the child server of the file's language and project root (lintel.proxy), whose
 diagnostics join lintel's store under `server:<language>`."""
 
