@@ -95,7 +95,7 @@ class Server:
 def warm_converter() -> Converter:
     """One converter for every client, its initialize (un)structuring code generated up front: cattrs
     builds that code on first use, per converter, and the tens of milliseconds it takes are the client's."""
-    converter = default_converter()
+    converter: Converter = default_converter()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
     request = types.InitializeRequest(id=1, params=initialize_params(Path.cwd(), {}))
     converter.unstructure(request, types.InitializeRequest)
     converter.structure({"jsonrpc": "2.0", "id": 1, "result": {"capabilities": {}}}, types.InitializeResponse)
@@ -182,7 +182,7 @@ async def start_lintel(
 async def stop_server(server: Server, timeout: float = 10.0) -> None:
     try:
         await asyncio.wait_for(server.client.shutdown_session(), timeout)
-        await asyncio.wait_for(server.client.stop(), timeout)
+        await asyncio.wait_for(server.client.stop(), timeout)  # type: ignore[no-untyped-call]  # pygls: unannotated
     except (asyncio.TimeoutError, RuntimeError, ConnectionError):
         process = server.client._server
         if process is not None and process.returncode is None:

@@ -220,7 +220,10 @@ class Editor:
         """Send executeCommand as a task, under a message id of our own (so it can be cancelled)."""
         msg_id = f"e2e-{uuid.uuid4()}"
         params = types.ExecuteCommandParams(command=command, arguments=list(arguments))
-        request = self.client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND, params, msg_id=msg_id)
+        # pytest-lsp's override of send_request_async is unannotated.
+        request = self.client.protocol.send_request_async(  # type: ignore[no-untyped-call]
+            types.WORKSPACE_EXECUTE_COMMAND, params, msg_id=msg_id
+        )
         return msg_id, asyncio.ensure_future(request)
 
     async def reconfigure(self, settings: dict[str, Any], language: str = "python") -> None:

@@ -16,8 +16,9 @@ from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from pytest_lsp.client import make_test_lsp_client
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from tests.helpers import TOOLS_DIR, column_in, copy_workspace, missing_tool, require_tool, tool_path
 
@@ -32,23 +33,35 @@ CONTENT_MODIFIED = -32801  # LSP's ContentModified: the answer was invalidated b
 T = TypeVar("T")
 
 
-def make_client() -> LanguageClient:
-    client = make_test_lsp_client()  # pytest-lsp's handlers (configuration, progress, messages…)
+class NavClient(LanguageClient):
+    """pytest-lsp's client, also keeping the server's registrations and the edits it asked the editor to apply."""
 
-    registrations: list[types.Registration] = []
-    edits: list[types.ApplyWorkspaceEditParams] = []
-    client.registrations = registrations  # type: ignore[attr-defined]
-    client.applied_edits = edits  # type: ignore[attr-defined]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.registrations: list[types.Registration] = []
+        self.applied_edits: list[types.ApplyWorkspaceEditParams] = []
 
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
-        registrations.extend(params.registrations)
 
-    @client.feature(types.WORKSPACE_APPLY_EDIT)
-    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
-        edits.append(params)  # recorded, not applied: the tests read what the server asked for
-        return types.ApplyWorkspaceEditResult(applied=True)
+def _register_capability(client: NavClient, params: types.RegistrationParams) -> None:
+    client.registrations.extend(params.registrations)
 
+
+def _apply_edit(client: NavClient, params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+    client.applied_edits.append(params)  # recorded, not applied: the tests read what the server asked for
+    return types.ApplyWorkspaceEditResult(applied=True)
+
+
+def make_client() -> NavClient:
+    # pytest-lsp's make_test_lsp_client (its handlers: configuration, progress, messages…) plus the two above.
+    client = NavClient(converter_factory=default_converter)
+    register_lsp_features(
+        client,
+        {
+            **DEFAULT_CLIENT_FEATURES,
+            types.CLIENT_REGISTER_CAPABILITY: _register_capability,
+            types.WORKSPACE_APPLY_EDIT: _apply_edit,
+        },
+    )
     return client
 
 
@@ -211,7 +224,8 @@ class Nav:
             position=self.at(relative, line_contains, symbol, root),
             context=types.ReferenceContext(include_declaration=True),
         )
-        return list(await self.until(lambda: self.client.text_document_references_async(params), bool) or ())
+        answer = await self.until(lambda: self.client.text_document_references_async(params), bool)
+        return list(answer or ())
 
     async def hover(self, relative: str, line_contains: str, symbol: str, root: int = 0) -> types.Hover:
         params = types.HoverParams(
@@ -289,11 +303,12 @@ async def start_session(
     client_name: str,
     *workspaces: str,
     init_options: Mapping[str, Any] | None = None,
-) -> tuple[LanguageClient, Nav]:
+) -> tuple[NavClient, Nav]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env["PATH"] = tool_path()
     config = ClientServerConfig(server_command=SERVER_COMMAND, server_env=env, client_factory=make_client)
     client = await config.start()
+    assert isinstance(client, NavClient)  # what make_client built; start() is typed as returning any JsonRPCClient
     roots = [copy_workspace(name, tmp_path / name) for name in workspaces]
     params = types.InitializeParams(
         capabilities=client_capabilities(client_name),
@@ -315,4 +330,4 @@ async def end_session(client: LanguageClient) -> None:
             server.kill()
     if server is not None and server.returncode is None:
         server.kill()
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated

@@ -8,6 +8,7 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,9 @@ async def test_progress_cancel_kills_the_tool(start: Start, tmp_path: Path) -> N
     params = types.ExecuteCommandParams(command="lintel.typecheck", arguments=[], work_done_token=token)
     request = asyncio.ensure_future(editor.client.workspace_execute_command_async(params))
     tool_pid, child_pid = await wait_for_pids(pid_file)
-    [begin, *_] = editor.client.progress_reports[token]
+    # pytest-lsp annotates these as ProgressParams; it keeps the structured values (WorkDoneProgressBegin…).
+    reports: Sequence[object] = editor.client.progress_reports[token]
+    [begin, *_] = reports
     assert isinstance(begin, types.WorkDoneProgressBegin)
     assert begin.cancellable
 

@@ -23,6 +23,7 @@ from tests.e2e.nav_support import (
     QUIET,
     REQUEST_TIMEOUT,
     Nav,
+    NavClient,
     alive,
     descendants,
     end_session,
@@ -487,8 +488,10 @@ async def test_a_language_servers_own_command_is_registered_and_run_through_lint
         'import { shelfLabel } from "./labels.js";\nimport { describe } from "./api.js";\nexport const é = describe;\n'
     )
     await nav.definition("src/extra.ts", "export const é = describe", "describe", into="src/api.ts")
-    registered = {c for r in nav.client.registrations for c in (r.register_options or {}).get("commands", [])}  # type: ignore[attr-defined]
-    assert "_typescript.organizeImports" in registered, nav.client.registrations  # type: ignore[attr-defined]
+    client = nav.client
+    assert isinstance(client, NavClient)  # start_session's client
+    registered = {c for r in client.registrations for c in (r.register_options or {}).get("commands", [])}
+    assert "_typescript.organizeImports" in registered, client.registrations
 
     result = await asyncio.wait_for(
         nav.client.workspace_execute_command_async(
@@ -497,7 +500,7 @@ async def test_a_language_servers_own_command_is_registered_and_run_through_lint
         REQUEST_TIMEOUT,
     )
     assert result is None
-    [applied] = nav.client.applied_edits  # type: ignore[attr-defined]
+    [applied] = client.applied_edits
     changes = applied.edit.document_changes or []
     edits = [e for change in changes for e in getattr(change, "edits", [])] or [
         e for file_edits in (applied.edit.changes or {}).values() for e in file_edits

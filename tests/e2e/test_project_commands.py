@@ -11,7 +11,7 @@ import pytest
 from lsprotocol import types
 
 from tests.e2e.by_hand import Baselines, Edit
-from tests.e2e.conftest import Editor, Start
+from tests.e2e.conftest import Editor, Predicate, Start
 from tests.helpers import require_path, require_tool
 
 NODE_MODULES = Path(__file__).parents[1] / "workspaces" / "node" / "node_modules"
@@ -43,13 +43,17 @@ def published_keys(diagnostics: Sequence[types.Diagnostic]) -> Counter[tuple[int
     return Counter((d.range.start.line + 1, d.code, d.source) for d in diagnostics)
 
 
+def keys_are(want: Counter[tuple[int, Any, Any]]) -> Predicate:
+    return lambda diagnostics: published_keys(diagnostics) == want
+
+
 async def wait_for_files(
     editor: Editor, expected: dict[str, Counter[tuple[int, Any, Any]]]
 ) -> dict[str, list[types.Diagnostic]]:
     """Wait until each file's published diagnostics are exactly `expected[file]`."""
     found: dict[str, list[types.Diagnostic]] = {}
     for file, want in expected.items():
-        found[file] = await editor.wait_for_diagnostics(editor.uri(file), lambda ds, w=want: published_keys(ds) == w)
+        found[file] = await editor.wait_for_diagnostics(editor.uri(file), keys_are(want))
     return found
 
 
@@ -127,7 +131,8 @@ async def test_progress_has_begin_naming_the_check_and_end(start: Start) -> None
     result = await editor.execute("lintel.lint", token=token)
 
     assert result["check"] == "lint"
-    reports = editor.client.progress_reports[token]
+    # pytest-lsp annotates these as ProgressParams; it keeps the structured values (WorkDoneProgressBegin…).
+    reports: Sequence[object] = editor.client.progress_reports[token]
     assert isinstance(reports[0], types.WorkDoneProgressBegin), reports
     assert "python" in reports[0].title
     assert "lint" in reports[0].title

@@ -181,6 +181,7 @@ async def test_definition_without_a_position_is_invalid_params_and_the_next_one_
     editor = await start("python", init_options=QUIET, real_language_servers=True)
     client = editor.client
     assert isinstance(client, WatchingClient)
+    assert client._server is not None  # pygls's handle on the server process, set by start_io
     nav = Nav(client=client, roots=editor.roots, result=editor.result, server_pid=client._server.pid)
     uri = nav.open("tests/test_models.py")
 
@@ -258,7 +259,9 @@ async def test_cancelling_a_relayed_request_answers_request_cancelled_and_cancel
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=18, character=5)
     )
     request = asyncio.ensure_future(
-        client.protocol.send_request_async(types.TEXT_DOCUMENT_DEFINITION, params, msg_id=msg_id)
+        client.protocol.send_request_async(  # type: ignore[no-untyped-call]  # pytest-lsp's override: unannotated
+            types.TEXT_DOCUMENT_DEFINITION, params, msg_id=msg_id
+        )
     )
     logged = await asyncio.wait_for(received, REQUEST_TIMEOUT)  # the child has it and will never answer
     child_id = logged.rsplit(" ", 1)[1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,8 @@ CONFIG = ClientServerConfig(
 )
 
 
-@pytest_lsp.fixture(config=CONFIG)
-async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+@pytest_lsp.fixture(config=CONFIG)  # type: ignore[untyped-decorator]  # pytest-lsp leaves it unannotated
+async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
     yield lsp_client
     await lsp_client.shutdown_session()
 
@@ -52,7 +53,7 @@ async def start(client: LanguageClient, root: Path) -> None:
     )
 
 
-async def wait_for(predicate, timeout: float = 60) -> None:  # type: ignore[no-untyped-def]
+async def wait_for(predicate: Callable[[], bool], timeout: float = 60) -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():
         if asyncio.get_running_loop().time() > deadline:
@@ -64,6 +65,7 @@ async def test_validate_returns_results_and_publishes(client: LanguageClient, tm
     root = workspace(tmp_path)
     await start(client, root)
     results = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lintel.validate"))
+    assert results is not None
     by_id = {r["id"]: r for r in results}
     assert set(by_id) == {"types", "contract"}
     assert by_id["types"]["ok"] is False
@@ -81,6 +83,7 @@ async def test_validate_returns_results_and_publishes(client: LanguageClient, tm
     only = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="lintel.validate", arguments=[{"ids": ["contract"]}])
     )
+    assert only is not None
     assert [r["id"] for r in only] == ["contract"]
     with pytest.raises(Exception, match="unknown validator 'nope'"):
         await client.workspace_execute_command_async(

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]  # no stubs in the dev dependencies
 import pytest
 
 from tests.helpers import WORKSPACES, lintel_json, run_lintel

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lintel.config import ValidatorConfig
 from lintel.issues import sha256_hex
-from lintel.validators import run_validator, run_validators
+from lintel.validators import ValidateResult, run_validator, run_validators
 
 from tests.helpers import WORKSPACES, lintel_json, require_path, tool_path
 
@@ -25,7 +25,7 @@ def node_copy(tmp_path: Path) -> Path:
     return root
 
 
-def run(validator: ValidatorConfig, root: Path):  # type: ignore[no-untyped-def]
+def run(validator: ValidatorConfig, root: Path) -> ValidateResult:
     os.environ["PATH"] = tool_path()
     return asyncio.run(run_validator(validator, root))
 

@@ -4,6 +4,7 @@ after PROGRESS_DELAY, with what was held meanwhile sent in order (EditorBridge i
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from types import SimpleNamespace
 from typing import Any
 
@@ -41,7 +42,7 @@ class FakeServer:
     def send_json(self, message: dict[str, Any]) -> None:
         self.sent.append(message)
 
-    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
         self.tasks.append(task)
         return task

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lintel.positions import Unit
-from lintel.proxy.client import ChildFailed, ChildSpec, ChildState
+from lintel.proxy.client import Answer, ChildFailed, ChildSpec, ChildState
 from lintel.proxy.manager import ChildKey, Manager, RestartPolicy
 from lintel.proxy.servers import Command
 from lsprotocol import types
@@ -73,6 +74,10 @@ class FakeChild:
             raise ChildFailed(f"{self.name} is not running")
         self.sent.append((method, params))
         return {"answered-by": self.spec.id}
+
+    def send(self, method: str, params: Any, on_answer: Answer) -> Callable[[], None]:
+        # Part of the Child protocol for the router's relay; the manager never relays (test_proxy_router.py does).
+        raise NotImplementedError
 
     def notify(self, method: str, params: Any) -> None:
         if self.state is ChildState.RUNNING:

@@ -39,7 +39,9 @@ COMPLETION = {
 
 
 def editor_bytes(result: Any) -> bytes:
-    protocol = LanguageServerProtocol(Owner(), default_converter())  # type: ignore[arg-type]
+    # Owner stands in for the server (the protocol only reads its name and error hook here);
+    # pygls leaves default_converter unannotated.
+    protocol = LanguageServerProtocol(Owner(), default_converter())  # type: ignore[arg-type,no-untyped-call]
     converter_of(protocol).register_unstructure_hook(RawJson, lambda raw: raw.value)
     response = JsonRPCResponseMessage(id=1, result=result, jsonrpc="2.0")
     return json.dumps(response, default=protocol._serialize_message).encode()

@@ -78,6 +78,6 @@ def test_shutdown_sets_the_installed_stop_event() -> None:
     server = LanguageServer("compat", "0")
     event = new_stop_event(server)
     assert not event.is_set()
-    server.shutdown()
+    server.shutdown()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
     assert event.is_set()
     assert new_stop_event(server) is not event  # a fresh one per loop

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import pytest
 from lintel.issues import make_issue
@@ -86,7 +87,7 @@ async def test_scheduler_supersedes_and_collapses_a_storm() -> None:
     ran: list[int] = []
     cancelled: list[int] = []
 
-    def job(n: int):  # type: ignore[no-untyped-def]
+    def job(n: int) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
             try:
                 await asyncio.sleep(0.05)
