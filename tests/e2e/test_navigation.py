@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from lintel.languages.go import INSTALL_GOPLS
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
@@ -216,7 +217,7 @@ async def test_typescript_through_typescript_language_server(session: Start, cli
 
 
 async def test_go_through_gopls(session: Start, client_name: str) -> None:
-    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    require_tool("gopls", INSTALL_GOPLS)
     nav = await session(client_name, "go")
 
     [definition] = await nav.definition("greet_test.go", 'Greeting("Ana")', "Greeting")
@@ -272,7 +273,7 @@ async def test_rust_through_rust_analyzer(session: Start, client_name: str) -> N
 
 
 async def test_polyglot_answers_go_and_typescript_over_one_connection(session: Start, client_name: str) -> None:
-    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    require_tool("gopls", INSTALL_GOPLS)
     require_tool("typescript-language-server", "npm install -g typescript-language-server typescript")
     nav = await session(client_name, "polyglot")
     # Advertised in the initialize answer, before any child runs.
@@ -321,7 +322,7 @@ async def test_polyglot_answers_go_and_typescript_over_one_connection(session: S
 
 
 async def test_killed_child_fails_its_request_at_once_and_restarts(session: Start) -> None:
-    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    require_tool("gopls", INSTALL_GOPLS)
     nav = await session("visual-studio-code", "go")
     await nav.definition("greet_test.go", 'Greeting("Ana")', "Greeting")
     [gopls] = _child_pids(nav, "gopls")
@@ -353,7 +354,7 @@ async def test_killed_child_fails_its_request_at_once_and_restarts(session: Star
 
 
 async def test_no_child_process_remains_after_shutdown_and_exit(tmp_path: Path) -> None:
-    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    require_tool("gopls", INSTALL_GOPLS)
     require_tool("typescript-language-server", "npm install -g typescript-language-server typescript")
     client, nav = await start_session(tmp_path, "neovim", "polyglot")
     try:
@@ -383,13 +384,13 @@ async def test_missing_server_answers_null_and_says_so_once(session: Start, clie
     told = [m for m in nav.messages if "gopls-not-installed-here" in m]
     assert len(told) == 1, nav.messages
     assert "not found" in told[0]
-    assert "go install golang.org/x/tools/gopls@latest" in told[0]
+    assert INSTALL_GOPLS in told[0]
     # Everything else keeps working.
     assert await nav.client.workspace_execute_command_async(types.ExecuteCommandParams(command="lintel.detect"))
 
 
 async def test_untrusted_workspace_starts_no_server(session: Start) -> None:
-    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    require_tool("gopls", INSTALL_GOPLS)
     nav = await session("neovim", "go", init_options={**QUIET, "trusted": False})
     params = types.DefinitionParams(
         text_document=nav.doc("greet_test.go"), position=nav.at("greet_test.go", 'Greeting("Ana")', "Greeting")
@@ -440,7 +441,7 @@ def _argv(pid: int) -> list[str]:
 
 
 async def test_a_changed_server_command_restarts_the_child_and_a_removed_folder_stops_it(session: Start) -> None:
-    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    require_tool("gopls", INSTALL_GOPLS)
     nav = await session("visual-studio-code", "go")
     await nav.definition("greet_test.go", 'Greeting("Ana")', "Greeting")
     [first] = _child_pids(nav, "gopls")
@@ -522,7 +523,7 @@ async def test_a_request_right_after_a_change_is_answered_on_the_changed_text(se
     """didChange then a request, ten times, written back to back: the child must get them in that order, and
     with Neovim's UTF-8 the request's column is re-counted on the text as it was when the request was sent
     (and the child, which wants whole documents then, gets each version's text, not the newest)."""
-    require_tool("gopls", "go install golang.org/x/tools/gopls@latest")
+    require_tool("gopls", INSTALL_GOPLS)
     nav = await session(client_name, "go")
     uri = nav.open("greet_test.go")
     original = nav.at("greet_test.go", 'Greeting("Ana")', "Greeting")
