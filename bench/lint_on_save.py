@@ -31,8 +31,6 @@ from lintel import __version__ as lintel_version
 from lintel.detect import nearest_project
 from lsprotocol import types
 
-from tests.helpers import file_scope
-
 TARGETS = {
     "overhead_ms": 15.0,
     "ratio": 1.2,
@@ -65,7 +63,7 @@ def direct_argv(work: workloads.Workload) -> tuple[list[str], dict[str, str], st
     project = nearest_project(work.file, work.root)
     if project is None:
         raise SystemExit(f"no project detected for {work.file}")
-    spec = file_scope(project, "lint", work.file, use_stdin=False).spec
+    spec = project.spec.file_scope(project, "lint", work.file, False).spec
     argv = list(spec.argv)
     binary = shutil.which(argv[0])
     if binary is None:
