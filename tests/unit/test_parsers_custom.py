@@ -48,3 +48,11 @@ def test_every_parser_survives_random_input(stdout: str, stderr: str, code: int 
     for name in parser_names():
         result = get_parser(name)(ToolOutput(stdout, stderr, code, stdout), CTX)
         assert isinstance(result.issues, list)
+
+
+def test_every_parser_name_is_its_familys() -> None:
+    """The name table (read without importing any family) and the families' own tables agree."""
+    import lintel.parsers as parsers
+
+    from_families = {name: family for family in parsers._FAMILIES for name in family()}
+    assert from_families == parsers._NAMES
