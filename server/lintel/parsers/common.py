@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from lintel.issues import Issue
@@ -65,3 +66,18 @@ def first_time(issue: Issue, seen: set[tuple[Any, ...]]) -> bool:
         return False
     seen.add(key)
     return True
+
+
+def json_lines(text: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a stream that prints one per line (go test -json, cargo's messages); other lines are
+    skipped, and so is a truncated stream's last, cut-off object (the ones before it still count)."""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            yield value

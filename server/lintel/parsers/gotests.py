@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from typing import Any
 
 from lintel.issues import Issue, ParseContext, ParseResult, TestFailure, make_issue
 from lintel.parsers.base import ToolOutput
-from lintel.parsers.common import clean, one_line
+from lintel.parsers.common import clean, json_lines, one_line
 from lintel.parsers.go import LOCATED, located_issues, located_lines
 
 _MAX_OUTPUT = 20_000
@@ -154,16 +153,7 @@ def parse_go_test(output: ToolOutput, ctx: ParseContext) -> ParseResult:
 
 
 def _events(stdout: str) -> Iterator[Mapping[str, Any]]:
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:  # a truncated stream ends mid-object; the events before it still count
-            continue
-        if isinstance(event, dict) and isinstance(event.get("Action"), str):
-            yield event
+    return (event for event in json_lines(stdout) if isinstance(event.get("Action"), str))
 
 
 def _apply(run: _Run, event: Mapping[str, Any]) -> None:

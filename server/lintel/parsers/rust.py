@@ -9,7 +9,6 @@ command hit them, because rustc does not separate type errors from the rest of "
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from lintel.issues import (
     severity_from,
 )
 from lintel.parsers.base import ToolOutput
-from lintel.parsers.common import MAX_HINT, clean, first_time, json_int, one_line
+from lintel.parsers.common import MAX_HINT, clean, first_time, json_int, json_lines, one_line
 
 _ERROR_CODE = re.compile(r"^E\d{4}$")
 # rustc's closing tallies carry no finding of their own ("aborting due to 2 previous errors", "3 warnings emitted").
@@ -57,7 +56,7 @@ def parse_cargo_messages(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     issues: list[Issue] = []
     seen: set[tuple[Any, ...]] = set()
     finished = False
-    for record in _json_records(output.stdout):
+    for record in json_lines(output.stdout):
         reason = record.get("reason")
         if reason == "build-finished":
             finished = True
@@ -78,19 +77,6 @@ def _understood(exit_code: int | None, finished: bool, issues: list[Issue]) -> b
         return True
     # A failing cargo run is explained only by an error with a location (rustc's, or cargo's for Cargo.toml).
     return any(issue.severity == "error" for issue in issues)
-
-
-def _json_records(text: str) -> Iterator[Mapping[str, Any]]:
-    for line in text.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:  # a truncated stream ends mid-object; the lines before it still count
-            continue
-        if isinstance(record, dict):
-            yield record
 
 
 def _compiler_issue(record: Mapping[str, Any], ctx: ParseContext) -> Issue | None:
@@ -281,7 +267,7 @@ def parse_cargo_test(output: ToolOutput, ctx: ParseContext) -> ParseResult:
         failures.extend(_block_failures(block, ctx))
     seen: set[tuple[Any, ...]] = set()
     builds = [i for i in _human_errors(stderr, ctx) if first_time(i, seen)]
-    for record in _json_records(stdout):  # `cargo test --message-format=json` prints them on stdout
+    for record in json_lines(stdout):  # `cargo test --message-format=json` prints them on stdout
         if record.get("reason") == "compiler-message":
             issue = _compiler_issue(record, ctx)
             if issue is not None and issue.severity == "error" and first_time(issue, seen):
