@@ -19,6 +19,7 @@ from lintel.languages.base import (
     Registry,
     ServerSpec,
     ToolSpec,
+    Workspace,
     project_relpath,
 )
 
@@ -38,5 +39,6 @@ __all__ = [
     "Registry",
     "ServerSpec",
     "ToolSpec",
+    "Workspace",
     "project_relpath",
 ]

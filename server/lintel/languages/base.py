@@ -111,12 +111,32 @@ class Project:
         return rel.as_posix() if rel.parts else "."
 
 
+@dataclass(frozen=True)
+class Workspace:
+    """A workspace file at a project's root (go.work, Cargo `[workspace]`, pnpm-workspace.yaml,
+    package.json#workspaces, `[tool.uv.workspace]`): the member projects it declares, and which checks the root
+    runs for all of them at once with the ecosystem's own tool (`cargo clippy --workspace`, `go vet` across the
+    go.work modules, the root's own recursive script)."""
+
+    file: str  # the file that declares the workspace, relative to the root
+    members: tuple[Path, ...]  # member folders (absolute, existing, the root itself allowed), in declared order
+    # Checks the root's run covers for every member: a member checked together with its root skips these.
+    covers: frozenset[CheckName] = frozenset()
+    # Whether the root is a project of its own for the other checks; if not (a pnpm root that only holds
+    # packages, a go.work folder without go.mod), only its members run them.
+    own: bool = True
+
+
 def _plain_project(spec: LanguageSpec, root: Path, markers: tuple[str, ...]) -> Project:
     return Project(spec, root, markers)
 
 
 def _no_install_dirs() -> tuple[Path, ...]:
     return ()
+
+
+def _no_workspace(project: Project) -> Workspace | None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -143,6 +163,8 @@ class LanguageSpec:
     extra_filetypes: tuple[str, ...] = ()
     order: int = 100  # the default order where one language must be picked; lower first
     builtin: bool = True
+    # The workspace a project's root declares, if any (read on discovery, not on every detection).
+    workspace: Callable[[Project], Workspace | None] = _no_workspace
 
     @property
     def language_ids(self) -> tuple[str, ...]:
