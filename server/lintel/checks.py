@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lintel.config import LintelConfig, clamp_timeout
-from lintel.detect import detect
+from lintel.discover import discover
 from lintel.issues import (
     SEVERITY_RANK,
     Issue,
@@ -408,7 +408,31 @@ async def run_checks(
     on_begin: Callable[[Project, CheckName], None] | None = None,
     on_done: Callable[[RunResult], None] | None = None,
 ) -> list[RunResult]:
-    """Every (project, check) pair, a few at a time; results in project-then-check order."""
+    """Every (project, check) pair, a few at a time; results in project-then-check order. A check a language
+    declares no command for (a user's language without `typecheck`) is not run."""
+    pairs = [(p, c) for p in projects for c in checks if c in p.spec.checks]
+    return await run_pairs(
+        pairs,
+        workspace=workspace,
+        config=config,
+        timeout=timeout,
+        concurrency=concurrency,
+        on_begin=on_begin,
+        on_done=on_done,
+    )
+
+
+async def run_pairs(
+    pairs: Sequence[tuple[Project, CheckName]],
+    *,
+    workspace: Path,
+    config: LintelConfig,
+    timeout: float | None = None,
+    concurrency: int | None = None,
+    on_begin: Callable[[Project, CheckName], None] | None = None,
+    on_done: Callable[[RunResult], None] | None = None,
+) -> list[RunResult]:
+    """The planned (project, check) runs, a few at a time (the cores); results in the order given."""
     limit = asyncio.Semaphore(max(1, concurrency or os.cpu_count() or 2))
 
     async def one(project: Project, check: CheckName) -> RunResult:
@@ -432,8 +456,6 @@ async def run_checks(
                 on_done(result)
             return result
 
-    # A check a language declares no command for (a user's language without `typecheck`) is not run.
-    pairs = [(p, c) for p in projects for c in checks if c in p.spec.checks]
     return list(await asyncio.gather(*(one(p, c) for p, c in pairs)))
 
 
@@ -456,10 +478,13 @@ def _navigation_server(project: Project, config: LintelConfig, root: Path) -> di
 
 
 def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
-    """What `lintel detect --json` and the `lintel.detect` command show: projects, argv, binaries."""
+    """What `lintel detect --json` and the `lintel.detect` command show: every project under `root` (its own
+    markers, nested project roots, workspace members) with argv and binaries."""
     projects = []
     languages = registry_for(config)
-    for project in detect(root, languages):
+    discovery = discover(root, languages, exclude=config.projects.exclude)
+    for found in discovery.found:
+        project = found.project
         checks: dict[str, Any] = {}
         for check in project.spec.checks:
             planned = plan_check(project, check, config, root)
@@ -472,7 +497,7 @@ def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
             }
         entry: dict[str, Any] = {
             "language": project.language,
-            "root": project.relative_root(root),
+            "root": project.relative_root(discovery.root),
             "markers": list(project.markers),
             "checks": checks,
             "navigation": _navigation_server(project, config, root),
@@ -480,8 +505,18 @@ def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
         if project.package_manager is not None:
             entry["packageManager"] = project.package_manager
             entry["scripts"] = dict(project.scripts)
+        if found.member_of is not None:
+            entry["workspace"] = discovery.relative(found.member_of)
+        if found.workspace is not None:
+            entry["members"] = [discovery.relative(m) for m in found.workspace.members]
+            entry["covers"] = sorted(found.workspace.covers)
         projects.append(entry)
-    return {"version": 1, "root": str(root), "projects": projects, "languages": languages_document(languages)}
+    return {
+        "version": 1,
+        "root": str(discovery.root),
+        "projects": projects,
+        "languages": languages_document(languages),
+    }
 
 
 def languages_document(languages: Iterable[LanguageSpec]) -> list[dict[str, Any]]:

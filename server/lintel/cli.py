@@ -8,18 +8,21 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
 from lintel import __version__
 from lintel.baseline import Baseline, BaselineError, load_baseline
-from lintel.checks import RunResult, dedupe_issues, detect_document, run_checks, sort_issues
+from lintel.checks import RunResult, dedupe_issues, detect_document, run_pairs, sort_issues
 from lintel.config import LintelConfig, ValidatorConfig, load_config
-from lintel.detect import DetectionError, detect, normalize_language, select_projects
+from lintel.detect import normalize_language
+from lintel.discover import Discovery, Found, describe, discover, nearest_above, repository_root
 from lintel.issues import Severity
 from lintel.languages import CHECKS, CheckName, Project
 from lintel.registry import registry_for
 from lintel.report import RENDERERS, CheckReport
+from lintel.scope import ScopeError, changed_since, matching, parse_shard, shard
 from lintel.validators import ValidateResult, run_validators
 
 EXIT_OK = 0
@@ -46,7 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     check = commands.add_parser("check", help="run checks headlessly (for CI and agents)")
-    check.add_argument("path", nargs="?", default=".", help="workspace root (default: .)")
+    check.add_argument(
+        "path",
+        nargs="?",
+        default=".",
+        help="a folder: every project under it; a file or folder inside a project: that project (default: .)",
+    )
     check.add_argument(
         "--only",
         default=None,
@@ -70,14 +78,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--timeout", type=float, help="seconds per tool run (clamped to 1–1800; default per check)")
     check.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    check.add_argument(
+        "--project",
+        action="append",
+        metavar="GLOB",
+        help="check only projects whose root (relative, `.` for the top) matches; repeatable",
+    )
+    check.add_argument(
+        "--list-projects",
+        action="store_true",
+        help="print the projects that would be checked (with --format json: for a CI job matrix) and exit",
+    )
+    check.add_argument("--shard", metavar="K/N", help="check shard K of N (deterministic, balanced by size)")
+    check.add_argument(
+        "--changed-since", metavar="REF", help="check only the projects holding files changed since git REF"
+    )
 
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     transport = serve.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen for one LSP client on HOST:PORT")
 
-    det = commands.add_parser("detect", help="show project types, commands and binaries")
-    det.add_argument("path", nargs="?", default=".", help="workspace root (default: .)")
+    det = commands.add_parser("detect", help="show the projects, their commands and binaries")
+    det.add_argument("path", nargs="?", default=".", help="the folder to look in (default: .)")
     det.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
@@ -97,8 +120,53 @@ def _workspace(path: str) -> Path:
     if not root.exists():
         raise UsageError(f"path not found: {path}")
     if not root.is_dir():
-        raise UsageError(f"not a directory: {path} (lintel checks a workspace folder)")
+        raise UsageError(f"not a directory: {path} (lintel detect looks in a folder)")
     return root.resolve()
+
+
+@dataclass
+class _Scope:
+    """What one `lintel check PATH` covers: the projects, and the root the report is relative to."""
+
+    root: Path
+    config: LintelConfig
+    discovery: Discovery
+    whole: bool  # PATH is the report root: the workspace's own validators run too
+
+
+def _scope(path: str) -> _Scope:
+    """A folder holding projects: all of them, reported relative to it. A file, or a folder inside a project:
+    the nearest project above it, reported relative to its repository (the enclosing git work tree), so the paths
+    are the ones a check of the whole repository prints."""
+    given = Path(path).expanduser()
+    if not given.exists():
+        raise UsageError(f"path not found: {path}")
+    given = given.resolve()
+    folder = given if given.is_dir() else given.parent
+    config = _config(folder)
+    if given.is_dir():
+        discovery = discover(folder, registry_for(config), exclude=config.projects.exclude)
+        if discovery.found:
+            return _Scope(folder, config, discovery, whole=True)
+    repository = repository_root(folder)
+    stop = repository if repository is not None else _below_home(folder)
+    near = nearest_above(given, registry_for(config), stop=stop)
+    if not near:
+        return _Scope(folder, config, Discovery(folder), whole=True)
+    root = repository if repository is not None else near[0].root
+    if root != folder:
+        config = _config(root)
+        near = nearest_above(given, registry_for(config), stop=stop) or near
+    return _Scope(root, config, Discovery(root, [Found(p) for p in near]), whole=False)
+
+
+def _below_home(folder: Path) -> Path | None:
+    """Without a repository, the search upwards stops below the home folder (a stray ~/package.json must not
+    make every folder a node project)."""
+    home = Path.home().resolve()
+    if folder == home or not folder.is_relative_to(home):
+        return None if folder != home else folder
+    return home / folder.relative_to(home).parts[0]
 
 
 def _config(root: Path) -> LintelConfig:
@@ -108,10 +176,18 @@ def _config(root: Path) -> LintelConfig:
     return loaded.config
 
 
-def _progress(quiet: bool) -> tuple[Any, Any]:
+def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
+    """Progress lines on stderr; with several projects (`root` given) each line names the project."""
+
+    def where(path: Path) -> str:
+        if root is None:
+            return ""
+        rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+        return f"{rel or '.'} "
+
     def begin(project: Project, check: CheckName) -> None:
         if not quiet:
-            print(f"lintel: running {project.language} {check}…", file=sys.stderr, flush=True)
+            print(f"lintel: running {where(project.root)}{project.language} {check}…", file=sys.stderr, flush=True)
 
     def done(result: Any) -> None:
         if quiet:
@@ -120,7 +196,8 @@ def _progress(quiet: bool) -> tuple[Any, Any]:
             result.status, result.status
         )
         print(
-            f"lintel: {result.language} {result.check} ({result.tool}) {what} in {result.duration_ms / 1000:.1f}s",
+            f"lintel: {where(result.cwd)}{result.language} {result.check} ({result.tool}) {what} "
+            f"in {result.duration_ms / 1000:.1f}s",
             file=sys.stderr,
             flush=True,
         )
@@ -129,17 +206,15 @@ def _progress(quiet: bool) -> tuple[Any, Any]:
 
 
 async def _run_everything(
-    projects: list[Project],
-    checks: list[CheckName],
+    pairs: list[tuple[Project, CheckName]],
     validators: list[ValidatorConfig],
     root: Path,
     config: LintelConfig,
     args: argparse.Namespace,
 ) -> list[RunResult]:
-    begin, done = _progress(args.quiet)
-    check_runs = run_checks(
-        projects, checks, workspace=root, config=config, timeout=args.timeout, on_begin=begin, on_done=done
-    )
+    several = len({p.root for p, _ in pairs}) > 1
+    begin, done = _progress(args.quiet, root if several else None)
+    check_runs = run_pairs(pairs, workspace=root, config=config, timeout=args.timeout, on_begin=begin, on_done=done)
 
     def validator_done(result: ValidateResult) -> None:
         done(result.as_run_result(root))
@@ -158,28 +233,99 @@ def _baseline(path: str | None) -> Baseline | None:
         raise UsageError(f"--baseline {exc}") from exc
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    root = _workspace(args.path)
-    config = _config(root)
+def _narrow(scope: _Scope, args: argparse.Namespace) -> Discovery:
+    """The projects this run checks: --language, --project, --changed-since, then --shard."""
+    discovery = scope.discovery
+    languages = registry_for(scope.config)
+    if not discovery.found:
+        raise UsageError(
+            "no supported project detected in workspace root (found markers: none) "
+            f"— lintel supports {', '.join(languages.names)}"
+        )
+    if args.language is not None:
+        detected = ", ".join(dict.fromkeys(f.language for f in discovery.found))
+        discovery = discovery.narrowed(lambda f: f.language == args.language)
+        if not discovery.found:
+            raise UsageError(f'language "{args.language}" not detected in workspace; detected: {detected}')
+    if args.project:
+        everything = discovery
+        discovery = matching(discovery, args.project)
+        if not discovery.found:
+            raise UsageError(
+                f"--project {' '.join(args.project)} matches no project; projects: "
+                + describe(everything.found, everything, limit=20)
+            )
+    try:
+        if args.changed_since:
+            discovery, paths = changed_since(discovery, args.changed_since)
+            _note(args, f"{len(paths)} files changed since {args.changed_since}: {len(discovery.found)} projects")
+        if args.shard:
+            k, n = parse_shard(args.shard)
+            discovery = shard(discovery, k, n)
+            _note(args, f"shard {k}/{n}: {len(discovery.found)} projects")
+    except ScopeError as exc:
+        raise UsageError(str(exc)) from exc
+    return discovery
+
+
+def _note(args: argparse.Namespace, message: str) -> None:
+    if not args.quiet:
+        print(f"lintel: {message}", file=sys.stderr, flush=True)
+
+
+def _list_projects(scope: _Scope, discovery: Discovery, fmt: str) -> int:
+    entries = [
+        {
+            "root": discovery.relative(f.root),
+            "language": f.language,
+            "markers": list(f.project.markers),
+            "workspace": discovery.relative(f.member_of) if f.member_of is not None else None,
+            "files": f.files,
+        }
+        for f in discovery.found
+    ]
+    if fmt == "json":
+        print(json.dumps({"version": 1, "root": str(scope.root), "projects": entries}, indent=2, ensure_ascii=False))
+    else:
+        for entry in entries:
+            print(f"{entry['root']}\t{entry['language']}\t{entry['files']} files")
+    return EXIT_OK
+
+
+def _checks_and_validators(args: argparse.Namespace, config: LintelConfig) -> tuple[list[CheckName], list[Any]]:
     only = parse_only(args.only if args.only is not None else DEFAULT_ONLY)
     if args.only is None and config.validators:
         only.append("validators")  # configured validators are part of the default set
     validators = list(config.validators) if "validators" in only else []
     if "validators" in only and not validators:
         print("lintel: --only validators: no validators configured", file=sys.stderr)
-    checks = [c for c in CHECKS if c in only]
-    try:
-        languages = registry_for(config)
-        projects = select_projects(detect(root, languages), args.language, languages) if checks else []
-    except DetectionError as exc:
-        if validators and args.language is None:
-            projects = []  # a workspace without markers can still run its validators
-        else:
-            raise UsageError(str(exc)) from exc
+    return [c for c in CHECKS if c in only], validators
+
+
+def _runs_validators(scope: _Scope, args: argparse.Namespace) -> bool:
+    return scope.whole and not args.project and (not args.shard or parse_shard(args.shard)[0] == 1)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    scope = _scope(args.path)
+    root, config = scope.root, scope.config
+    checks, validators = _checks_and_validators(args, config)
+    if validators and not _runs_validators(scope, args):
+        # The workspace's validators run once: in a check of the whole workspace (its first shard).
+        _note(args, "validators skipped: they run in a check of the whole workspace (its first shard)")
+        validators = []
+    if not scope.discovery.found and validators and args.language is None:
+        discovery = scope.discovery  # a workspace without markers can still run its validators
+    else:
+        discovery = _narrow(scope, args)
+    if args.list_projects:
+        return _list_projects(scope, discovery, args.fmt)
     baseline = _baseline(args.baseline)
 
-    runs = asyncio.run(_run_everything(projects, checks if projects else [], validators, root, config, args))
+    pairs = discovery.plan(checks)
+    runs = asyncio.run(_run_everything(pairs, validators, root, config, args))
     issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
+    projects = discovery.projects
     if args.write_baseline:
         everything = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
         Path(args.write_baseline).write_text(RENDERERS["json"](everything), encoding="utf-8")
@@ -212,18 +358,29 @@ def cmd_detect(args: argparse.Namespace) -> int:
             f"— lintel supports {', '.join(registry_for(config).names)}"
         )
         return EXIT_OK
+    roots = [p["root"] for p in document["projects"]]
     for project in document["projects"]:
+        # Indented under the projects it sits in: the tree of the repository.
+        depth = sum(1 for r in dict.fromkeys(roots) if r != project["root"] and _inside(project["root"], r))
+        pad = "  " * depth
         extra = f", package manager {project['packageManager']}" if "packageManager" in project else ""
-        print(f"{project['language']} (root {project['root']}, markers {', '.join(project['markers'])}{extra})")
+        print(f"{pad}{project['root']}: {project['language']} (markers {', '.join(project['markers'])}{extra})")
+        if "members" in project:
+            covered = f"; checks {', '.join(project['covers'])} for all of them" if project["covers"] else ""
+            print(f"{pad}  workspace of {', '.join(project['members']) or 'no members'}{covered}")
         for check, info in project["checks"].items():
-            print(f"  {check:<9} {' '.join(info['argv'])}")
+            print(f"{pad}  {check:<9} {' '.join(info['argv'])}")
             for binary in info["binaries"]:
                 where = f"{binary['path']} ({binary['via']})" if binary["found"] else "NOT FOUND"
-                print(f"  {'':<9}   {binary['name']}: {where}")
+                print(f"{pad}  {'':<9}   {binary['name']}: {where}")
         server = project["navigation"]
         found = " ".join(server["argv"]) if server["found"] else "NOT FOUND: " + server["reason"].split(": ", 1)[1]
-        print(f"  navigation {found}")
+        print(f"{pad}  navigation {found}")
     return EXIT_OK
+
+
+def _inside(root: str, outer: str) -> bool:
+    return outer == "." or root.startswith(f"{outer}/")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -256,7 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_detect(args)
         if args.command == "serve":
             return cmd_serve(args)
-    except UsageError as exc:
+    except (UsageError, ScopeError) as exc:
         print(f"lintel: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -148,6 +148,13 @@ class EditorSettings(_Model):
     dedupe_server_diagnostics: bool = True
 
 
+class ProjectSettings(_Model):
+    """Which folders project discovery leaves out, besides dependencies, build output and what git ignores."""
+
+    # Shell-style patterns matched against a folder's path from the workspace root (`examples/*`, `**/fixtures`).
+    exclude: list[str] = Field(default_factory=list)
+
+
 class ValidatorConfig(_Model):
     """A user-defined check (docs/design.md): a shell command run in the workspace root, read by a named parser."""
 
@@ -162,6 +169,7 @@ class LintelConfig(_Model):
     timeouts: Timeouts = Field(default_factory=lambda: Timeouts())
     languages: Languages = Field(default_factory=lambda: Languages())
     editor: EditorSettings = Field(default_factory=lambda: EditorSettings())
+    projects: ProjectSettings = Field(default_factory=lambda: ProjectSettings())
     validators: list[ValidatorConfig] = Field(default_factory=list)
     # How many validators run at once (default: the number of cores).
     validator_concurrency: int | None = Field(None, ge=1, le=64)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import WORKSPACES, lintel_json, require_tool, run_lintel, run_tool
+from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_tool, run_lintel, run_tool
 
 
 def project(tmp_path: Path, marker: str = "go.mod", config: str = "") -> Path:
@@ -19,8 +19,9 @@ def project(tmp_path: Path, marker: str = "go.mod", config: str = "") -> Path:
     return tmp_path
 
 
-def test_no_markers_is_a_usage_error() -> None:
-    proc = run_lintel("check", str(WORKSPACES / "no-markers"))
+def test_no_markers_is_a_usage_error(tmp_path: Path) -> None:
+    # A copy outside any project: in place, the fixture is a folder of lintel's own Python project.
+    proc = run_lintel("check", str(copy_workspace("no-markers", tmp_path / "ws")))
     assert proc.returncode == 2
     assert "no supported project detected in workspace root (found markers: none)" in proc.stderr
 

@@ -59,6 +59,8 @@ DESCRIPTIONS: Mapping[str, str] = {
     ),
     "validators": "User-defined checks: a shell command run in the workspace root, its output read by a named parser.",
     "validatorConcurrency": "How many validators run at once; null means the number of cores.",
+    "projects.exclude": "Folders project discovery leaves out, as shell patterns on their path from the workspace "
+    "root (`examples/*`), besides dependencies, build output and what .gitignore ignores.",
     "validators[].id": "A unique name: the diagnostics' source and the id `lintel.validate` selects by.",
     "validators[].run": "The shell command, run in the workspace root.",
     "validators[].timeoutSeconds": "Seconds the command may take before it is killed.",
@@ -66,7 +68,13 @@ DESCRIPTIONS: Mapping[str, str] = {
     "validators[].runOnSave": "Also run it when a file is saved.",
 }
 EXAMPLE_BINARY = {"go": "golangci-lint", "rust": "cargo", "node": "eslint", "python": "ruff"}
-SECTION_TITLES = {"timeouts": "Timeouts", "languages": "Languages", "editor": "Editor", "validators": "Validators"}
+SECTION_TITLES = {
+    "timeouts": "Timeouts",
+    "languages": "Languages",
+    "editor": "Editor",
+    "projects": "Projects",
+    "validators": "Validators",
+}
 SECTION_OF = {"validatorConcurrency": "validators"}  # top-level scalars shown with their kin
 # Values that become a program lintel runs: VS Code ignores workspace values of these until the workspace is trusted.
 RESTRICTED_ROOTS = ("languages", "validators")

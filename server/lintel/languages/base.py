@@ -176,7 +176,8 @@ class LanguageSpec:
         listing: list[str] | None = list(names) if names is not None else None
         for marker in self.markers:
             if not any(c in marker for c in "*?["):
-                if (folder / marker).is_file():
+                # With the folder's listing at hand (discovery has it), no stat per marker.
+                if marker in listing if listing is not None else (folder / marker).is_file():
                     found.append(marker)
                 continue
             if listing is None:

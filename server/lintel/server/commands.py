@@ -19,8 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pygls.exceptions import JsonRpcException
 
 from lintel.checks import detect_document, run_check
-from lintel.detect import DetectionError, choose_project, detect, is_inside, nearest_project
-from lintel.languages import CheckName, Project
+from lintel.detect import DetectionError, choose_project, is_inside, normalize_language
+from lintel.discover import Discovery, describe, discover, nearest_above
+from lintel.languages import CheckName, Project, Registry
 from lintel.server.diagnostics import Diagnostics
 from lintel.server.session import Folder
 from lintel.server.shared import NOT_FORWARDED, ForwardCommand
@@ -105,7 +106,7 @@ class Commands:
     # -- target resolution -------------------------------------------------------------------------
 
     def folder(self, args: CommandArgs) -> tuple[Folder, Path]:
-        """The workspace folder a command acts on and the directory inside it (path confinement)."""
+        """The workspace folder a command acts on and the path inside it it names (path confinement)."""
         folders = self.server.session.folders
         if not folders:
             raise failed("no workspace folder is open")
@@ -118,19 +119,22 @@ class Commands:
             raise invalid(f"path {args.path!r} is outside the workspace; lintel only runs inside it")
         if not candidate.exists():
             raise invalid(f"path {args.path!r} does not exist")
-        target = candidate.resolve()
-        return owner, target if target.is_dir() else target.parent
+        return owner, candidate.resolve()
 
     def project(self, args: CommandArgs) -> tuple[Folder, Project]:
+        """The project a command acts on: the nearest project root at or above `path` (a file's own language
+        first); a folder holding several projects below it, or the workspace without `path`, must hold one."""
         folder, target = self.folder(args)
         languages = folder.languages
-        projects = detect(target, languages)
-        if not projects and target != folder.root:
-            language = args.language.strip().lower() if args.language else None
-            near = nearest_project(target, folder.root, language, languages)
-            projects = [near] if near is not None else detect(folder.root, languages)
         try:
-            return folder, choose_project(projects, args.language, languages)
+            if args.path is not None:
+                near = nearest_above(target, languages, stop=folder.root)
+                if near:
+                    return folder, choose_project(near, args.language, languages)
+            where = target if target.is_dir() else target.parent
+            discovery = discover(where, languages, exclude=folder.config.projects.exclude)
+            place = "workspace" if where == folder.root else where.relative_to(folder.root.resolve()).as_posix()
+            return folder, one_of(discovery, args.language, languages, place)
         except DetectionError as exc:
             raise failed(str(exc)) from exc
 
@@ -175,7 +179,7 @@ class Commands:
 
     async def detect(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         folder, target = self.folder(args)
-        return detect_document(target, folder.config)
+        return detect_document(target if target.is_dir() else target.parent, folder.config)
 
     async def validate(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         """Run configured validators (all, or `ids`); publish their issues under the validator's id."""
@@ -195,6 +199,26 @@ class Commands:
         for result in results:
             self.diagnostics.publish_validation(folder, result)
         return [r.to_json() for r in results]
+
+
+def one_of(discovery: Discovery, language: str | None, languages: Registry, place: str) -> Project:
+    """The one project (a workspace root stands for its members) under a folder, or the contract's error."""
+    units = discovery.units()
+    at_top = [f.project for f in units if f.root == discovery.root]
+    if len(at_top) == len(units):
+        # Only the folder's own markers: the polyglot rule (pass `language`) as ever.
+        return choose_project(at_top, language, languages)
+    wanted = normalize_language(language)
+    if wanted is not None:
+        detected = ", ".join(dict.fromkeys(f.language for f in units))
+        units = [f for f in units if f.language == wanted]
+        if not units:
+            raise DetectionError(f'language "{wanted}" not detected in {place}; detected: {detected}')
+    if len(units) == 1:
+        return units[0].project
+    raise DetectionError(
+        f"{len(units)} projects found in {place} ({describe(units, discovery)}) — pass `path` to pick one"
+    )
 
 
 class Progress:
