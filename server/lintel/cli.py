@@ -19,7 +19,7 @@ from lintel.detect import DetectionError, detect, normalize_language, select_pro
 from lintel.issues import Severity
 from lintel.languages import CHECKS, CheckName, Project
 from lintel.registry import registry_for
-from lintel.report import RENDERERS, CheckReport
+from lintel.report import RENDERERS, CheckReport, ProjectEntry
 from lintel.validators import ValidateResult, run_validators
 
 EXIT_OK = 0
@@ -181,14 +181,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     runs = asyncio.run(_run_everything(projects, checks if projects else [], validators, root, config, args))
     issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
     if args.write_baseline:
-        everything = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
+        everything = CheckReport(
+            root=root, projects=[ProjectEntry.of(p, root) for p in projects], runs=runs, issues=issues
+        )
         Path(args.write_baseline).write_text(RENDERERS["json"](everything), encoding="utf-8")
         print(f"lintel: wrote a baseline of {len(issues)} issues to {args.write_baseline}", file=sys.stderr)
     if baseline is not None:
         known = len(issues)
         issues = baseline.new_issues(issues)
         print(f"lintel: {known - len(issues)} issues are in the baseline, {len(issues)} are new", file=sys.stderr)
-    report = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
+    report = CheckReport(root=root, projects=[ProjectEntry.of(p, root) for p in projects], runs=runs, issues=issues)
     rendered = RENDERERS[args.fmt](report)
     if args.output:
         # One run, two audiences: the chosen format to the file, readable text on stdout.
