@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
-from lintel import __version__
+from lintel import __version__, merge
 from lintel.baseline import Baseline, BaselineError, load_baseline
 from lintel.checks import RunResult, dedupe_issues, detect_document, run_checks, sort_issues
 from lintel.config import LintelConfig, ValidatorConfig, load_config
@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     det = commands.add_parser("detect", help="show project types, commands and binaries")
     det.add_argument("path", nargs="?", default=".", help="workspace root (default: .)")
     det.add_argument("--json", action="store_true", help="machine-readable output")
+    merge.add_parser(commands)
     return parser
 
 
@@ -258,6 +259,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_detect(args)
         if args.command == "serve":
             return cmd_serve(args)
+        if args.command == "merge":
+            return merge.run(args)
     except UsageError as exc:
         print(f"lintel: {exc}", file=sys.stderr)
         return EXIT_USAGE
