@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
-from lintel import __version__
+from lintel import __version__, merge
 from lintel.baseline import Baseline, BaselineError, load_baseline
 from lintel.checks import RunResult, dedupe_issues, detect_document, run_pairs, sort_issues
 from lintel.config import LintelConfig, ValidatorConfig, load_config
@@ -21,7 +21,7 @@ from lintel.discover import Discovery, Found, describe, discover, nearest_above,
 from lintel.issues import Severity
 from lintel.languages import CHECKS, CheckName, Project
 from lintel.registry import registry_for
-from lintel.report import RENDERERS, CheckReport
+from lintel.report import RENDERERS, CheckReport, ProjectEntry
 from lintel.scope import ScopeError, changed_since, matching, parse_shard, shard
 from lintel.validators import ValidateResult, run_validators
 
@@ -102,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     det = commands.add_parser("detect", help="show the projects, their commands and binaries")
     det.add_argument("path", nargs="?", default=".", help="the folder to look in (default: .)")
     det.add_argument("--json", action="store_true", help="machine-readable output")
+    merge.add_parser(commands)
     return parser
 
 
@@ -325,7 +326,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     pairs = discovery.plan(checks)
     runs = asyncio.run(_run_everything(pairs, validators, root, config, args))
     issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
-    projects = discovery.projects
+    projects = [ProjectEntry.of(f.project, root, f.member_of) for f in discovery.found]
     if args.write_baseline:
         everything = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
         Path(args.write_baseline).write_text(RENDERERS["json"](everything), encoding="utf-8")
@@ -413,6 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_detect(args)
         if args.command == "serve":
             return cmd_serve(args)
+        if args.command == "merge":
+            return merge.run(args)
     except (UsageError, ScopeError) as exc:
         print(f"lintel: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from lintel.checks import RunResult, compose_output
 from lintel.issues import make_issue
-from lintel.report import RENDERERS, CheckReport
+from lintel.report import RENDERERS, CheckReport, ProjectEntry
 
 from tests.helpers import make_project
 
@@ -30,7 +30,7 @@ def report(tmp_path: Path, *, not_checked: bool = False) -> CheckReport:
             reason="mypy missing" if not_checked else None,
         ),
     ]
-    return CheckReport(root=tmp_path, projects=[project], runs=runs, issues=issues)
+    return CheckReport(root=tmp_path, projects=[ProjectEntry.of(project, tmp_path)], runs=runs, issues=issues)
 
 
 def test_text_lines(tmp_path: Path) -> None:
@@ -50,7 +50,8 @@ def test_text_names_checks_that_did_not_run(tmp_path: Path) -> None:
 def test_json_document(tmp_path: Path) -> None:
     data = json.loads(RENDERERS["json"](report(tmp_path)))
     assert data["version"] == 1
-    assert data["projects"] == [{"language": "python", "root": "."}]
+    summary = {"errors": 1, "warnings": 1, "infos": 1, "notChecked": 0}
+    assert data["projects"] == [{"language": "python", "root": ".", "markers": ["pyproject.toml"], "summary": summary}]
     assert data["runs"][0] == {
         "check": "lint",
         "language": "python",
@@ -62,8 +63,9 @@ def test_json_document(tmp_path: Path) -> None:
         "exitCode": 1,
         "timedOut": False,
         "durationMs": 0,
+        "project": ".",
     }
-    assert data["summary"] == {"errors": 1, "warnings": 1, "infos": 1, "notChecked": 0}
+    assert data["summary"] == summary
     assert data["issues"][0]["rule"] == "F401"
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from lintel.report.github import render_github
 from lintel.report.json import render_json
-from lintel.report.model import CheckReport
+from lintel.report.model import CheckReport, ProjectEntry
 from lintel.report.sarif import render_sarif
 from lintel.report.text import render_text
 
@@ -19,4 +19,4 @@ RENDERERS: dict[str, Renderer] = {
     "github": render_github,
 }
 
-__all__ = ["RENDERERS", "CheckReport", "Renderer"]
+__all__ = ["RENDERERS", "CheckReport", "ProjectEntry", "Renderer"]

@@ -1,5 +1,9 @@
 """SARIF 2.1.0 for code-scanning platforms: one run per tool with its rules, workspace-relative locations,
-and the edit-stable fingerprint as `partialFingerprints` (so alerts follow code that moves)."""
+and the edit-stable fingerprint as `partialFingerprints` (so alerts follow code that moves).
+
+Property bags carry what SARIF has no field for, so `lintel merge` can read a log back into a report
+(lintel.report.read): each result's kind, signature and project, each invocation's check and status, the log's
+root and projects."""
 
 from __future__ import annotations
 
@@ -8,10 +12,14 @@ from typing import Any
 
 from lintel import __version__
 from lintel.baseline import SARIF_FINGERPRINT_KEY
+from lintel.checks import RunResult
 from lintel.issues import Issue
-from lintel.report.model import CheckReport
+from lintel.report.model import CheckReport, ProjectEntry
 
+# The key of the log's property bag that holds the report's root and projects.
+LINTEL_PROPERTIES = "lintel"
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+_PLACE = ("file", "line", "column", "endLine", "endColumn")
 _LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
 
 
@@ -33,18 +41,44 @@ def _rule_id(issue: Issue) -> str:
     return issue.rule or f"{issue.source}/{issue.kind}"
 
 
-def _result(issue: Issue, rule_index: int) -> dict[str, Any]:
+def _result(issue: Issue, rule_index: int, project: ProjectEntry | None) -> dict[str, Any]:
+    properties: dict[str, Any] = {"kind": issue.kind, "signature": issue.signature}
+    if project is not None:
+        properties["project"] = project.root
+    if issue.hint is not None:  # the message text ends with it; this says where the message stops
+        properties["hint"] = issue.hint
+    if issue.severity == "hint":  # "note" stands for info and hint alike
+        properties["severity"] = issue.severity
     result: dict[str, Any] = {
         "ruleId": _rule_id(issue),
         "ruleIndex": rule_index,
         "level": _LEVEL[issue.severity],
         "message": {"text": issue.message if issue.hint is None else f"{issue.message}\n{issue.hint}"},
         "partialFingerprints": {SARIF_FINGERPRINT_KEY: issue.fingerprint},
-        "properties": {"kind": issue.kind, "signature": issue.signature},
+        "properties": properties,
     }
     if issue.file is not None and not issue.file.startswith("/"):
         result["locations"] = [_location(issue)]
+    elif issue.file is not None:  # outside the root: no location code scanning could show, but the place is known
+        properties.update({k: v for k, v in issue.to_json().items() if k in _PLACE})
     return result
+
+
+def _invocation(run: RunResult, report: CheckReport, project: ProjectEntry | None) -> dict[str, Any]:
+    wire = run.run_json(report.root)
+    properties = {key: wire[key] for key in ("language", "check", "status", "cwd", "timedOut", "durationMs")}
+    if project is not None:
+        properties["project"] = project.root
+    invocation: dict[str, Any] = {
+        "executionSuccessful": run.status != "not_checked",
+        "arguments": run.argv,
+        "properties": properties,
+    }
+    if run.exit_code is not None:
+        invocation["exitCode"] = run.exit_code
+    if run.status == "not_checked" and run.reason:
+        invocation["toolExecutionNotifications"] = [{"level": "error", "message": {"text": run.reason}}]
+    return invocation
 
 
 def render_sarif(report: CheckReport) -> str:
@@ -53,23 +87,12 @@ def render_sarif(report: CheckReport) -> str:
         by_tool.setdefault(run.tool, [])
     for issue in report.issues:
         by_tool.setdefault(issue.source, []).append(issue)
+    owner = {id(item): group.project for group in report.groups() for item in (*group.issues, *group.runs)}
     runs: list[dict[str, Any]] = []
     for tool, issues in by_tool.items():
         rule_ids = sorted({_rule_id(i) for i in issues})
         index = {rule: n for n, rule in enumerate(rule_ids)}
-        tool_runs = [r for r in report.runs if r.tool == tool]
-        invocations = [
-            {
-                "executionSuccessful": r.status != "not_checked",
-                **({"exitCode": r.exit_code} if r.exit_code is not None else {}),
-                **(
-                    {"toolExecutionNotifications": [{"level": "error", "message": {"text": r.reason}}]}
-                    if r.status == "not_checked" and r.reason
-                    else {}
-                ),
-            }
-            for r in tool_runs
-        ]
+        invocations = [_invocation(r, report, owner[id(r)]) for r in report.runs if r.tool == tool]
         sarif_run: dict[str, Any] = {
             "tool": {
                 "driver": {
@@ -80,9 +103,17 @@ def render_sarif(report: CheckReport) -> str:
                 }
             },
             "originalUriBaseIds": {"%SRCROOT%": {"uri": report.root.as_uri() + "/"}},
-            "results": [_result(i, index[_rule_id(i)]) for i in issues],
+            "results": [_result(i, index[_rule_id(i)], owner[id(i)]) for i in issues],
         }
         if invocations:
             sarif_run["invocations"] = invocations
         runs.append(sarif_run)
-    return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": runs}, indent=2, ensure_ascii=False) + "\n"
+    log = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": runs,
+        "properties": {
+            LINTEL_PROPERTIES: {"root": str(report.root), "projects": [p.to_json() for p in report.projects]}
+        },
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -1,11 +1,13 @@
-"""`check --format text`: one line per issue, `file:line:col: severity rule message [tool]`, then a summary."""
+"""`check --format text`: one line per issue, `file:line:col: severity rule message [tool]`, then a summary; with
+several project roots, the lines under a `== root (language): counts ==` header per project."""
 
 from __future__ import annotations
 
 import re
 
+from lintel.checks import RunResult
 from lintel.issues import Issue
-from lintel.report.model import CheckReport
+from lintel.report.model import CheckReport, ProjectGroup
 
 _WS = re.compile(r"\s+")
 
@@ -25,15 +27,42 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+def _run_lines(runs: list[RunResult]) -> list[str]:
+    lines = [f"not checked: {r.language} {r.check}: {r.reason}" for r in runs if r.status == "not_checked"]
+    # A success whose findings, if any, lintel could not read.
+    lines.extend(f"passed (output not parsed): {r.language} {r.check}: {r.tool}" for r in runs if r.status == "passed")
+    return lines
+
+
+def _header(group: ProjectGroup) -> str:
+    if group.project is None:
+        return "== other =="
+    summary = group.summary()
+    counts = f"{_plural(summary['errors'], 'error')}, {_plural(summary['warnings'], 'warning')}"
+    if summary["infos"]:
+        counts += f", {_plural(summary['infos'], 'info')}"
+    if summary["notChecked"]:
+        counts += f"; {summary['notChecked']} not checked"
+    return f"== {group.project.root} ({group.project.language}): {counts} =="
+
+
+def _grouped_lines(report: CheckReport) -> list[str]:
+    lines: list[str] = []
+    for group in report.groups():
+        lines.append(_header(group))
+        lines.extend(issue_line(i) for i in group.issues if i.kind != "timeout")
+        lines.extend(_run_lines(group.runs))
+    return lines
+
+
 def render_text(report: CheckReport) -> str:
     # A timeout is told by its run's "not checked" line, like every check that did not run; it is not an error
     # the summary would then fail to count.
-    lines = [issue_line(i) for i in report.counted()]
-    for run in report.not_checked:
-        lines.append(f"not checked: {run.language} {run.check}: {run.reason}")
-    for run in report.runs:
-        if run.status == "passed":  # a success whose findings, if any, lintel could not read
-            lines.append(f"passed (output not parsed): {run.language} {run.check}: {run.tool}")
+    if report.grouped:
+        lines = _grouped_lines(report)
+    else:
+        lines = [issue_line(i) for i in report.counted()]
+        lines.extend(_run_lines(report.runs))
     summary = report.summary()
     ran = len(report.runs) - summary["notChecked"]
     lines.append(
