@@ -25,10 +25,23 @@ from lintel.languages import LANGUAGES, CheckName, LanguageSpec, Project, Regist
 
 log = logging.getLogger(__name__)
 
-# Folders no project of one's own lives in: dependencies, build output, environments, and Go's test data
-# (go itself ignores `testdata`; its go.mod files are fixtures, not modules).
+# Folders no project of one's own lives in: dependencies, build output, environments, and test data — Go's
+# `testdata` (go itself ignores it) and the `fixtures` folders of test suites, whose markers belong to sample
+# projects with deliberate faults, not to projects to check.
 SKIPPED_DIRS = frozenset(
-    {"node_modules", "vendor", "target", "dist", "build", "venv", "__pycache__", "testdata", "site-packages"}
+    {
+        "node_modules",
+        "vendor",
+        "target",
+        "dist",
+        "build",
+        "venv",
+        "__pycache__",
+        "site-packages",
+        "testdata",
+        "fixtures",
+        "__fixtures__",
+    }
 )
 # A walk stops reading after this many folders (a home directory opened as a workspace), and says so.
 MAX_DIRS = 200_000
