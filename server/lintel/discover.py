@@ -166,6 +166,10 @@ class _Walk:
         self.languages = languages
         self.exclude = [re.compile(fnmatch.translate(p.strip("/"))) for p in exclude if p.strip("/")]
         self.max_dirs = max_dirs
+        # Most folders hold no marker: one set test rules them out before any language is asked.
+        markers = [m for spec in languages for m in spec.markers]
+        self.plain = frozenset(m for m in markers if not any(c in m for c in "*?["))
+        self.patterned = len(self.plain) < len(markers)
         self.found: list[Found] = []
         self.files: dict[int, int] = {}  # index in found -> files counted for it
         self.dirs_read = 0
@@ -224,6 +228,8 @@ class _Walk:
 
     def _projects_in(self, folder: Path, files: list[str], owner: int | None) -> int | None:
         """Record the projects rooted in `folder`; the index of the one its files count towards."""
+        if not self.patterned and self.plain.isdisjoint(files):
+            return owner
         first: int | None = None
         for spec in self.languages:
             present = spec.markers_in(folder, files)

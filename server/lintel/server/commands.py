@@ -169,12 +169,12 @@ class Commands:
         channel = "test" if check == "test" else check
         self.diagnostics.publish_run(folder, result, channel, project.root)
         if check == "test":
-            folder.last_tests[project.language] = result
+            folder.last_tests[(project.root, project.language)] = result
         return result.result_json()
 
     async def last_test_failures(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         folder, project = self.project(args)
-        last = folder.last_tests.get(project.language)
+        last = folder.last_tests.get((project.root, project.language))
         return last.result_json() if last is not None else None
 
     async def detect(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:

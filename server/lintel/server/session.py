@@ -34,7 +34,8 @@ class Folder:
     projects: list[Project] = field(default_factory=list)
     languages: Registry = LANGUAGES  # the built-in ones and those its configuration declares
     client_settings: Mapping[str, Any] | None = None  # from workspace/configuration, scoped to this folder
-    last_tests: dict[str, RunResult] = field(default_factory=dict)  # language -> last runTests result
+    # (project root, language) -> its last runTests result: each project of a monorepo keeps its own.
+    last_tests: dict[tuple[Path, str], RunResult] = field(default_factory=dict)
 
     def refresh(self, init_options: Mapping[str, Any] | None) -> list[ConfigProblem]:
         """Re-read markers and configuration (defaults < files < initializationOptions < client settings)."""
