@@ -1,5 +1,5 @@
 // Bundles the extension into dist/extension.js (vscode stays external), or with --tests the unit tests into
-// out/test/ for `node --test` and the real-server driver into out/drive.js.
+// out/test/ for `node --test` (`vscode` being test/stubs/vscode.ts) and the real-server driver into out/drive.js.
 import { readdirSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 
@@ -14,6 +14,8 @@ if (tests) {
       .map((name) => `test/${name}`),
     outdir: 'out/test',
     sourcemap: 'inline',
+    // The modules that use the editor's API run against a stand-in for it.
+    alias: { vscode: './test/stubs/vscode.ts' },
   });
   await esbuild.build({ ...common, entryPoints: ['test/server/drive.ts'], outfile: 'out/drive.js' });
 } else {

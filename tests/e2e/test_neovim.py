@@ -249,6 +249,110 @@ def test_detect_names_the_tools(neovim: Neovim, tmp_path: Path) -> None:
     assert re.search(r"^\s+test\s+pytest \(found\)$", summary, re.M), summary
 
 
+# -- a monorepo: the commands act on the current file's project ---------------------------------------------------
+
+WEB_PACKAGE = '{"name": "web", "private": true, "scripts": {"test": "node --test"}}\n'
+PASSING_TEST = """const test = require('node:test');
+const assert = require('node:assert');
+
+test('prices stay positive', () => assert.ok(3 > 0));
+"""
+FAILING_TEST = """const test = require('node:test');
+const assert = require('node:assert');
+
+test('totals add up', () => {
+  assert.strictEqual(1 + 1, 3);
+});
+"""
+# The client rooted at the monorepo's top, as a user does for one server over all its projects (by default the
+# nearest project folder is the root, and each project gets a server of its own).
+MONOREPO_SETUP = "require('lintel').setup({ lsp = { root_dir = T.args.root } })"
+
+
+@pytest.fixture
+def monorepo(tmp_path: Path) -> Path:
+    """`api/` (Go) and `web/` (node, `node --test`: one passing and one failing test file), nothing at the root."""
+    require_tool("node")
+    root = tmp_path / "mono"
+    (root / "api").mkdir(parents=True)
+    (root / "api" / "go.mod").write_text("module example.com/api\n\ngo 1.22\n", encoding="utf-8")
+    (root / "web" / "test").mkdir(parents=True)
+    (root / "web" / "package.json").write_text(WEB_PACKAGE, encoding="utf-8")
+    (root / "web" / "test" / "pass.test.js").write_text(PASSING_TEST, encoding="utf-8")
+    (root / "web" / "test" / "x.test.js").write_text(FAILING_TEST, encoding="utf-8")
+    return root
+
+
+BUFFER_PATHS = """
+local commands = require('lintel.commands')
+local file = T.edit('web/test/x.test.js')
+local client = commands.client()
+vim.cmd('enew | setlocal buftype=nofile')
+local function path_of(buf) return commands.buffer_path(buf, client) or false end
+return {
+  file = path_of(file),
+  scratch = path_of(0),
+  unwritten = path_of(vim.fn.bufadd(T.args.root .. '/web/new.test.js')),
+  outside = path_of(vim.fn.bufadd(T.args.outside)),
+}
+"""
+
+
+def test_only_a_file_on_disk_in_the_workspace_is_a_default_path(neovim: Neovim, monorepo: Path) -> None:
+    """Not a scratch buffer, a file not written yet, or one outside the workspace: the server would refuse those."""
+    outside = monorepo.parent / "outside.test.js"
+    outside.write_text(PASSING_TEST, encoding="utf-8")
+
+    paths = neovim.run(BUFFER_PATHS, monorepo, {"root": str(monorepo), "outside": str(outside)}, setup=MONOREPO_SETUP)
+
+    file = str(monorepo / "web" / "test" / "x.test.js")
+    assert paths.result == {"file": file, "scratch": False, "unwritten": False, "outside": False}
+
+
+RUN_IN_FILE = """
+T.edit('web/test/x.test.js')
+local tests = T.run('LintelRunTests')
+local result = tests.result or {}
+local seen = { error = tests.error, language = result.language, cwd = result.cwd, quickfix = T.quickfix() }
+seen.root = T.run('LintelRunTests path=' .. T.args.root).error
+return seen
+"""
+
+
+def test_run_tests_in_a_monorepo_file_runs_that_files_project(neovim: Neovim, monorepo: Path) -> None:
+    """The buffer's file is the path: from the root alone the server cannot tell api's tests from web's."""
+    seen = neovim.run(RUN_IN_FILE, monorepo, {"root": str(monorepo)}, setup=MONOREPO_SETUP).result
+
+    assert seen.get("error") is None
+    assert (seen["language"], Path(seen["cwd"]).resolve()) == ("node", (monorepo / "web").resolve())
+    assert seen["quickfix"]["title"] == "lintel: node test"
+    [failure] = [i for i in seen["quickfix"]["items"] if i["text"].startswith("FAILED ")]
+    assert "totals add up" in failure["text"]
+    assert relative(monorepo, failure["file"]) == "web/test/x.test.js"
+    # An explicit path= wins over the buffer's file: at the root the server cannot choose.
+    assert "2 projects found in workspace" in seen["root"]
+
+
+RUN_IN_SCRATCH = """
+T.edit('web/test/x.test.js') -- starts the client
+vim.cmd('enew | setlocal buftype=nofile')
+local scratch = T.run('LintelRunTests')
+vim.cmd.enew()
+local unnamed = T.run('LintelRunTests')
+return { scratch = scratch.error, unnamed = unnamed.error }
+"""
+
+
+def test_run_tests_in_a_scratch_buffer_shows_the_servers_refusal(neovim: Neovim, monorepo: Path) -> None:
+    """No file, so no path: the server cannot tell which project is meant, and says so to the user."""
+    run = neovim.run(RUN_IN_SCRATCH, monorepo, {"root": str(monorepo)}, setup=MONOREPO_SETUP)
+
+    assert run.result["scratch"] is not None
+    assert run.result["unnamed"] == run.result["scratch"]
+    assert run.notified(f"lintel: lintel.runTests: {run.result['scratch']}")
+    assert "2 projects found in workspace (api: go, web: node)" in run.result["scratch"]
+
+
 # -- navigation -----------------------------------------------------------------------------------------------
 
 DEFINITION = """

@@ -316,3 +316,38 @@ def test_run_tests_in_a_declared_language_file_runs_that_language(extension: Pat
     assert seen["tests"]["summary"].startswith("notes test: "), seen["tests"]
     assert "not done" in seen["tests"]["rendered"]
     assert not (python_workspace / ".pytest_cache").exists()  # the Python tests did not run
+
+
+WEB_TESTS = {
+    "package.json": '{"name": "web", "private": true, "scripts": {"test": "node --test"}}\n',
+    "test/pass.test.js": "const test = require('node:test');\n\ntest('prices stay positive', () => {});\n",
+    "test/x.test.js": (
+        "const test = require('node:test');\nconst assert = require('node:assert');\n\n"
+        "test('totals add up', () => {\n  assert.strictEqual(1 + 1, 3);\n});\n"
+    ),
+}
+
+
+def test_run_tests_in_a_monorepo_file_runs_that_files_project(extension: Path, tmp_path: Path) -> None:
+    """api/ (Go) and web/ (node) with nothing at the root: the active file of web/ is the path, nothing is asked, and
+    the real server runs web's tests."""
+    if shutil.which("node") is None:
+        missing_tool("node not on PATH")
+    root = tmp_path / "mono"
+    (root / "api").mkdir(parents=True)
+    (root / "api" / "go.mod").write_text("module example.com/api\n\ngo 1.22\n", encoding="utf-8")
+    for name, text in WEB_TESTS.items():
+        (root / "web" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "web" / name).write_text(text, encoding="utf-8")
+    active = root / "web" / "test" / "x.test.js"
+
+    seen = drive(extension, root, True, {}, active_file=active)
+
+    assert [(p["language"], p["root"]) for p in seen["detection"]["projects"]] == [("go", "api"), ("node", "web")]
+    assert seen["languages"] == ["node"]  # the file's project's: nothing to ask
+    assert seen["path"] == str(active)
+    assert seen["tests"]["summary"].startswith("node test: 1 failed"), seen["tests"]
+    (failure,) = seen["tests"]["failures"]
+    assert failure["file"] == str(active)
+    assert failure["label"] == "totals add up"
+    assert seen["last"]["failures"] == seen["tests"]["failures"]

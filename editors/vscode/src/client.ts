@@ -17,6 +17,7 @@ import {
   State,
   WorkDoneProgress,
 } from 'vscode-languageclient/node';
+import { activeFileIn } from './activeFile';
 import { findOnPath, type Host, isAvailable, resolveServerCommand } from './lib/serverCommand';
 import {
   type ConfigurationSection,
@@ -61,8 +62,7 @@ export class Lintel implements vscode.Disposable {
   /** Start and stop never overlap: each waits for the one before. */
   private lifecycle: Promise<void> = Promise.resolve();
   private readonly settingKeys: string[];
-  private readonly languages = new Map<string, string[]>();
-  private readonly known = new Map<string, KnownLanguage[]>();
+  private readonly detections = new Map<string, Detection>();
 
   constructor(
     context: vscode.ExtensionContext,
@@ -101,14 +101,35 @@ export class Lintel implements vscode.Disposable {
     }
   }
 
+  /** What the last `lintel.detect` found in a folder: every project in it, with its root. */
+  detectionOf(folder: vscode.WorkspaceFolder): Detection | undefined {
+    return this.detections.get(folder.uri.toString());
+  }
+
   /** The languages detected in a folder at the last `lintel.detect`. */
   languagesOf(folder: vscode.WorkspaceFolder): string[] {
-    return this.languages.get(folder.uri.toString()) ?? [];
+    return detectedLanguages([this.detectionOf(folder)]);
   }
 
   /** The languages lintel knows in a folder (built-in and declared in its lintel.toml) at the last `lintel.detect`. */
   knownLanguagesIn(folder: vscode.WorkspaceFolder): KnownLanguage[] {
-    return this.known.get(folder.uri.toString()) ?? [];
+    return this.detectionOf(folder)?.languages ?? [];
+  }
+
+  /**
+   * Shows the detected languages in the status bar: in the active file's folder those of the project holding it (the
+   * one the commands act on), elsewhere the folder's.
+   */
+  showDetected(): void {
+    if (this.client?.state !== State.Running) {
+      return; // the status says so; the detection comes once it runs
+    }
+    const languages = (vscode.workspace.workspaceFolders ?? []).flatMap((folder) => {
+      const detection = this.detectionOf(folder);
+      const active = activeFileIn(folder, detection, this.knownLanguagesIn(folder));
+      return active?.project?.languages ?? detectedLanguages([detection]);
+    });
+    this.status.update({ languages: [...new Set(languages)] });
   }
 
   /** Asks the server what every workspace folder holds and shows it in the status bar. */
@@ -117,21 +138,18 @@ export class Lintel implements vscode.Disposable {
     if (client?.state !== State.Running) {
       return;
     }
-    const detections: Detection[] = [];
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       try {
         const detection = (await client.sendRequest(ExecuteCommandRequest.type, {
           command: SERVER_COMMANDS.detect,
           arguments: [{ path: folder.uri.fsPath }],
         })) as Detection;
-        detections.push(detection);
-        this.languages.set(folder.uri.toString(), detectedLanguages([detection]));
-        this.known.set(folder.uri.toString(), detection.languages ?? []);
+        this.detections.set(folder.uri.toString(), detection);
       } catch (error) {
         this.output.warn(`lintel.detect in ${folder.uri.fsPath} failed: ${describe(error)}`);
       }
     }
-    this.status.update({ languages: detectedLanguages(detections) });
+    this.showDetected();
   }
 
   /**
@@ -267,8 +285,7 @@ export class Lintel implements vscode.Disposable {
   private async stopClient(): Promise<void> {
     const client = this.client;
     this.client = undefined;
-    this.languages.clear();
-    this.known.clear();
+    this.detections.clear();
     if (client === undefined) {
       return;
     }

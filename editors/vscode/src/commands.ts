@@ -1,5 +1,6 @@
 /** The palette commands: pick a folder and language, run lintel's command, report the RunResult. */
 import * as vscode from 'vscode';
+import { activeFileIn } from './activeFile';
 import type { Lintel } from './client';
 import { failureItems, type FailureItem, renderResult, type RunResult, summary } from './lib/results';
 import {
@@ -8,6 +9,7 @@ import {
   type LanguageChoice,
   languageChoices,
   lintelLanguage,
+  runPath,
   SERVER_COMMANDS,
   SERVER_DECIDES,
 } from './lib/targets';
@@ -20,6 +22,13 @@ export const COMMANDS = {
   restart: 'lintel.vscode.restart',
   showOutput: 'lintel.vscode.showOutput',
 } as const;
+
+interface Target {
+  folder: vscode.WorkspaceFolder;
+  choice: LanguageChoice;
+  /** The `path` of the run in a language. */
+  pathFor: (language: string | undefined) => string;
+}
 
 const QUESTION: Readonly<Record<Check, string>> = {
   test: 'run the tests of which language?',
@@ -53,7 +62,7 @@ class Commands {
     const results: RunResult[] = [];
     for (const language of target.choice.languages) {
       const label = `${language ?? 'workspace'} ${check}`;
-      const args = commandArgs(language, target.folder.uri.fsPath);
+      const args = commandArgs(language, target.pathFor(language));
       const outcome = await this.lintel.run<RunResult>(SERVER_COMMANDS[check], args, label);
       if (!outcome.ok) {
         if (outcome.cancelled) {
@@ -76,7 +85,7 @@ class Commands {
     }
     const results: RunResult[] = [];
     for (const language of target.choice.languages) {
-      const args = commandArgs(language, target.folder.uri.fsPath);
+      const args = commandArgs(language, target.pathFor(language));
       const label = `${language ?? 'workspace'} test failures`;
       const outcome = await this.lintel.run<RunResult | null>(SERVER_COMMANDS.lastTestFailures, args, label);
       if (outcome.ok && outcome.value !== null) {
@@ -130,10 +139,11 @@ class Commands {
     });
   }
 
-  /** The folder (the active file's, the only one, or asked) and, in a polyglot folder, the language(s). */
-  private async pickTarget(
-    question: string,
-  ): Promise<{ folder: vscode.WorkspaceFolder; choice: LanguageChoice } | undefined> {
+  /**
+   * The folder (the active file's, the only one, or asked), the language(s) — asked where the active file's project
+   * root, else the folder, holds several — and the path each run acts on: the active file when a project holds it.
+   */
+  private async pickTarget(question: string): Promise<Target | undefined> {
     const editor = vscode.window.activeTextEditor;
     const folders = vscode.workspace.workspaceFolders ?? [];
     const folder =
@@ -145,14 +155,17 @@ class Commands {
       }
       return undefined;
     }
-    await this.lintel.detect(); // cheap (markers only), and a project added since is offered
+    await this.lintel.detect(); // a project added since is offered
+    const known = this.lintel.knownLanguagesIn(folder);
+    const file = activeFileIn(folder, this.lintel.detectionOf(folder), known);
+    const pathFor = (language: string | undefined): string => runPath(folder.uri.fsPath, language, file);
     const document = editor?.document;
-    const active = lintelLanguage(document?.languageId, document?.uri.fsPath, this.lintel.knownLanguagesIn(folder));
-    const choices = languageChoices(this.lintel.languagesOf(folder), active);
+    const preferred = lintelLanguage(document?.languageId, document?.uri.fsPath, known);
+    const choices = languageChoices(file?.project?.languages ?? this.lintel.languagesOf(folder), preferred);
     if (choices.length === 0) {
-      return { folder, choice: SERVER_DECIDES };
+      return { folder, choice: SERVER_DECIDES, pathFor };
     }
     const choice = await vscode.window.showQuickPick(choices, { title: question });
-    return choice && { folder, choice };
+    return choice && { folder, choice, pathFor };
   }
 }

@@ -26,6 +26,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => client.detect()),
+    // The status shows the active file's project, from the last detection: no request.
+    vscode.window.onDidChangeActiveTextEditor(() => client.showDetected()),
   );
   await client.start();
 }

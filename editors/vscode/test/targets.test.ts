@@ -9,6 +9,8 @@ import {
   languageChoices,
   languageOfFile,
   lintelLanguage,
+  projectRootOf,
+  runPath,
   SERVER_COMMANDS,
 } from '../src/lib/targets';
 
@@ -22,6 +24,64 @@ describe('commandArgs', () => {
   it("names the server's commands", () => {
     assert.equal(SERVER_COMMANDS.test, 'lintel.runTests');
     assert.equal(SERVER_COMMANDS.lastTestFailures, 'lintel.lastTestFailures');
+  });
+});
+
+/** A `lintel.detect` of /w/mono: the projects at their roots (relative, `.` for the folder itself). */
+function detection(...projects: [language: string, root: string][]): Detection {
+  return { root: '/w/mono', projects: projects.map(([language, root]) => ({ language, root, markers: [] })) };
+}
+
+describe('projectRootOf', () => {
+  const monorepo = detection(['go', 'api'], ['node', 'web'], ['node', 'web/packages/ui'], ['python', 'tools']);
+
+  it('is the nearest root above the file', () => {
+    assert.deepEqual(projectRootOf(monorepo, '/w/mono', '/w/mono/web/src/x.ts', 'node'), {
+      path: '/w/mono/web',
+      languages: ['node'],
+    });
+    assert.equal(
+      projectRootOf(monorepo, '/w/mono', '/w/mono/web/packages/ui/a.ts', 'node')?.path,
+      '/w/mono/web/packages/ui',
+    );
+    assert.equal(projectRootOf(monorepo, '/w/mono', '/w/mono/web/README.md')?.path, '/w/mono/web');
+  });
+
+  it("is none when no project holds the file; a root's name is not a prefix of its neighbour's", () => {
+    assert.equal(projectRootOf(monorepo, '/w/mono', '/w/mono/docs/notes.md'), undefined);
+    assert.equal(projectRootOf(monorepo, '/w/mono', '/w/mono/website/x.ts', 'node'), undefined);
+  });
+
+  it("prefers a root of the file's own language, as the server does", () => {
+    const goRepo = detection(['go', '.'], ['node', 'web'], ['python', '.']);
+    // web/tools/gen.go: the repository's Go module, not web's package.
+    assert.deepEqual(projectRootOf(goRepo, '/w/mono', '/w/mono/web/tools/gen.go', 'go'), {
+      path: '/w/mono',
+      languages: ['go', 'python'],
+    });
+    assert.equal(projectRootOf(goRepo, '/w/mono', '/w/mono/web/tools/gen.rs', 'rust')?.path, '/w/mono/web');
+  });
+});
+
+describe('runPath', () => {
+  const root = { path: '/w/mono', languages: ['go', 'node'] };
+  const main = { file: '/w/mono/main.go', language: 'go', project: root };
+
+  it("is the active file for the server's pick and for the file's own language", () => {
+    assert.equal(runPath('/w/mono', undefined, main), '/w/mono/main.go');
+    assert.equal(runPath('/w/mono', 'go', main), '/w/mono/main.go');
+  });
+
+  it("is the project root for another language there (from the file the server would take the file's)", () => {
+    assert.equal(runPath('/w/mono', 'node', main), '/w/mono');
+    const nested = { file: '/w/mono/svc/main.go', language: 'go', project: { ...root, path: '/w/mono/svc' } };
+    assert.equal(runPath('/w/mono', 'node', nested), '/w/mono/svc');
+  });
+
+  it('is the folder without an active file, when no project holds it, or for a language not rooted there', () => {
+    assert.equal(runPath('/w/mono', 'go'), '/w/mono');
+    assert.equal(runPath('/w/mono', undefined, { file: '/w/mono/docs/notes.md' }), '/w/mono');
+    assert.equal(runPath('/w/mono', 'python', main), '/w/mono');
   });
 });
 

@@ -1,5 +1,7 @@
 -- :LintelRunTests, :LintelTypecheck, :LintelLint, :LintelDetect — each calls the server command of the same
 -- name and shows its RunResult: issues and test failures in the quickfix list, a one-line summary as notification.
+-- The checks act on the current buffer's file by default: the server runs the project above it (in a monorepo,
+-- that file's project).
 local M = {}
 
 local commands = {
@@ -138,6 +140,39 @@ function M.describe_detection(doc)
   return table.concat(lines, '\n')
 end
 
+--- Whether `file` is inside one of the client's workspace folders (compared as real paths, as the server does).
+---@param client vim.lsp.Client
+---@param file string
+---@return boolean
+local function in_workspace(client, file)
+  local roots = vim.tbl_map(function(folder)
+    return vim.uri_to_fname(folder.uri)
+  end, client.workspace_folders or {})
+  if #roots == 0 and client.root_dir then
+    roots = { client.root_dir }
+  end
+  local real = vim.uv.fs_realpath(file) or file
+  return vim.iter(roots):any(function(root)
+    return vim.fs.relpath(vim.uv.fs_realpath(root) or root, real) ~= nil
+  end)
+end
+
+--- The file of buffer `bufnr`, the `path` a check acts on when none is given; nil for a scratch, unnamed or special
+--- buffer, a file not on disk yet, or one outside the client's workspace (the server would refuse it).
+---@param bufnr integer
+---@param client? vim.lsp.Client
+---@return string?
+function M.buffer_path(bufnr, client)
+  local file = vim.api.nvim_buf_get_name(bufnr)
+  if vim.bo[bufnr].buftype ~= '' or file == '' or not vim.uv.fs_stat(file) then
+    return nil
+  end
+  if client and not in_workspace(client, file) then
+    return nil
+  end
+  return file
+end
+
 --- The lintel client of the current buffer, else any running one.
 ---@return vim.lsp.Client?
 function M.client()
@@ -191,7 +226,12 @@ function M.create()
       vim.notify(M.describe_detection(doc))
     end or show_run
     vim.api.nvim_create_user_command(name, function(cmd)
-      M.execute(command, M.parse_args(cmd.fargs), show)
+      local args = M.parse_args(cmd.fargs)
+      -- :LintelDetect shows the whole workspace; the checks run the current file's project unless told a path.
+      if args.path == nil and command ~= 'lintel.detect' then
+        args.path = M.buffer_path(0, M.client())
+      end
+      M.execute(command, args, show)
     end, {
       nargs = '*',
       desc = ('lintel: %s [language] [path=…] [timeout=…]'):format(command),

@@ -1,5 +1,7 @@
 /** Which server command to run, for which language: the arguments of lintel's `workspace/executeCommand`. */
+import * as path from 'node:path';
 import { BUILTIN_LANGUAGES, type LanguageInfo } from './languages';
+import type { Detection } from './results';
 
 export type Check = 'test' | 'typecheck' | 'lint';
 
@@ -18,15 +20,67 @@ export interface CommandArgs {
   timeout?: number;
 }
 
-export function commandArgs(language: string | undefined, folderPath: string | undefined): CommandArgs {
+/** `target` is the active file or a folder: the server acts on the nearest project at or above it. */
+export function commandArgs(language: string | undefined, target: string | undefined): CommandArgs {
   const args: CommandArgs = {};
   if (language !== undefined) {
     args.language = language;
   }
-  if (folderPath !== undefined) {
-    args.path = folderPath;
+  if (target !== undefined) {
+    args.path = target;
   }
   return args;
+}
+
+/** A folder that holds projects: its path and the languages rooted there. */
+export interface ProjectRoot {
+  readonly path: string;
+  readonly languages: readonly string[];
+}
+
+/**
+ * The project root the server takes for `file` (docs/design.md: the nearest root above it with a project of the file's
+ * own language, else the nearest with any), read off the `lintel.detect` of the folder holding it; undefined when no
+ * project holds the file.
+ */
+export function projectRootOf(
+  detection: Detection,
+  folderPath: string,
+  file: string,
+  fileLanguage?: string,
+): ProjectRoot | undefined {
+  const relative = path.relative(folderPath, file).split(path.sep).join('/');
+  const holding = detection.projects.filter((p) => p.root === '.' || relative.startsWith(`${p.root}/`));
+  const own = holding.filter((p) => p.language === fileLanguage);
+  const depth = (root: string): number => (root === '.' ? 0 : root.split('/').length);
+  const [nearest] = (own.length > 0 ? own : holding).map((p) => p.root).sort((a, b) => depth(b) - depth(a));
+  if (nearest === undefined) {
+    return undefined;
+  }
+  const languages = holding.filter((p) => p.root === nearest).map((p) => p.language);
+  return { path: path.join(folderPath, nearest), languages: [...new Set(languages)] };
+}
+
+/** The active editor's file, its lintel language and the project root that holds it. */
+export interface ActiveFile {
+  readonly file: string;
+  readonly language?: string;
+  readonly project?: ProjectRoot;
+}
+
+/**
+ * The `path` of a run in `language`: the active file where the server takes that language's project from it (the
+ * file's own language, or the server's pick); another language rooted beside it, that root; else the folder.
+ */
+export function runPath(folderPath: string, language: string | undefined, active?: ActiveFile): string {
+  const project = active?.project;
+  if (active === undefined || project === undefined) {
+    return folderPath;
+  }
+  if (language === undefined || language === active.language) {
+    return active.file;
+  }
+  return project.languages.includes(language) ? project.path : folderPath;
 }
 
 const LANGUAGE_OF_DOCUMENT: ReadonlyMap<string, string> = new Map(

@@ -2,7 +2,8 @@
  * Drives a real `lintel serve` with the messages the extension builds, using the extension's own modules:
  * initializationOptions, the answer to workspace/configuration, command arguments, progress and result rendering.
  * Prints what it saw as JSON for tests/integration/test_vscode_extension.py. Not part of `npm test` (needs lintel).
- * The tests run for the language the extension would pick with LINTEL_DRIVE_ACTIVE_FILE as the active editor's file.
+ * With LINTEL_DRIVE_ACTIVE_FILE as the active editor's file, the commands act where the extension's would: at that
+ * file, for the language it would pick.
  *
  *   node out/drive.js <workspace> <trusted|untrusted> <user settings as JSON> <server command...>
  */
@@ -19,7 +20,16 @@ import {
   summary,
 } from '../../src/lib/results';
 import { initializationOptions, serverSettingKeys, toServerSettings } from '../../src/lib/settings';
-import { commandArgs, languageChoices, lintelLanguage, SERVER_COMMANDS, SERVER_DECIDES } from '../../src/lib/targets';
+import {
+  type ActiveFile,
+  commandArgs,
+  languageChoices,
+  lintelLanguage,
+  projectRootOf,
+  runPath,
+  SERVER_COMMANDS,
+  SERVER_DECIDES,
+} from '../../src/lib/targets';
 
 interface ConfigurationParams {
   items: { section?: string; scopeUri?: string }[];
@@ -68,23 +78,29 @@ async function main(): Promise<void> {
   });
   await connection.sendNotification('initialized', {});
 
-  const run = async (name: string, language?: string, workDoneToken?: string): Promise<unknown> => {
+  const run = async (name: string, language?: string, path = workspace, workDoneToken?: string): Promise<unknown> => {
     try {
-      const params = { command: name, arguments: [commandArgs(language, workspace)], workDoneToken };
+      const params = { command: name, arguments: [commandArgs(language, path)], workDoneToken };
       return await connection.sendRequest('workspace/executeCommand', params);
     } catch (error) {
       return { error: error instanceof Error ? error.message : String(error) };
     }
   };
   const detection = (await run(SERVER_COMMANDS.detect)) as Detection;
-  const languages = detectedLanguages([detection]);
-  // As the palette command picks: the active file's language first when there are several, else the server decides.
+  // As the palette command picks: with an active file, among the languages of the project root holding it, its own
+  // first; the run acts on the file. Asked, the first choice; nothing to ask, the server decides.
   const activeFile = process.env.LINTEL_DRIVE_ACTIVE_FILE;
-  const active = activeFile === undefined ? undefined : lintelLanguage(undefined, activeFile, detection.languages);
-  const [choice = SERVER_DECIDES] = languageChoices(languages, active);
+  let file: ActiveFile | undefined;
+  if (activeFile !== undefined) {
+    const language = lintelLanguage(undefined, activeFile, detection.languages);
+    file = { file: activeFile, language, project: projectRootOf(detection, workspace, activeFile, language) };
+  }
+  const languages = file?.project?.languages ?? detectedLanguages([detection]);
+  const [choice = SERVER_DECIDES] = languageChoices(languages, file?.language);
   const language = choice.languages[0];
-  const tests = await run(SERVER_COMMANDS.test, language, 'lintel-drive-1');
-  const last = await run(SERVER_COMMANDS.lastTestFailures, language);
+  const path = runPath(workspace, language, file);
+  const tests = await run(SERVER_COMMANDS.test, language, path, 'lintel-drive-1');
+  const last = await run(SERVER_COMMANDS.lastTestFailures, language, path);
   const report = (result: unknown): unknown =>
     result !== null && typeof result === 'object' && 'check' in result
       ? {
@@ -97,7 +113,16 @@ async function main(): Promise<void> {
   await connection.sendRequest('shutdown');
   await connection.sendNotification('exit');
   connection.dispose();
-  const output = { settings, detection, languages, active, tests: report(tests), last: report(last), ...seen };
+  const output = {
+    settings,
+    detection,
+    languages,
+    active: file?.language,
+    path,
+    tests: report(tests),
+    last: report(last),
+    ...seen,
+  };
   console.log(JSON.stringify(output, null, 2));
 }
 
