@@ -4,7 +4,7 @@
 -- `filetypes` and `markers`: all of them together. Languages declared in lintel.toml come from the server.
 return {
   languages = {
-    { name = 'go', extensions = { '.go' }, filetypes = { 'go', 'gomod' }, markers = { 'go.mod' } },
+    { name = 'go', extensions = { '.go' }, filetypes = { 'go', 'gomod' }, markers = { 'go.mod', 'go.work' } },
     { name = 'rust', extensions = { '.rs' }, filetypes = { 'rust' }, markers = { 'Cargo.toml' } },
     {
       name = 'node',
@@ -32,5 +32,5 @@ return {
     'svelte',
     'python',
   },
-  markers = { 'go.mod', 'Cargo.toml', 'package.json', 'pyproject.toml', 'setup.py' },
+  markers = { 'go.mod', 'go.work', 'Cargo.toml', 'package.json', 'pyproject.toml', 'setup.py' },
 }

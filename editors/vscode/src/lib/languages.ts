@@ -11,7 +11,7 @@ export interface LanguageInfo {
 
 /** lintel's built-in languages, in their default order. */
 export const BUILTIN_LANGUAGES: readonly LanguageInfo[] = [
-  { name: 'go', extensions: ['.go'], languageIds: ['go'], markers: ['go.mod'] },
+  { name: 'go', extensions: ['.go'], languageIds: ['go'], markers: ['go.mod', 'go.work'] },
   { name: 'rust', extensions: ['.rs'], languageIds: ['rust'], markers: ['Cargo.toml'] },
   {
     name: 'node',
