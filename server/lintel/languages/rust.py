@@ -10,11 +10,14 @@ For one file the server runs rustfmt itself, with the edition cargo fmt would pa
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from lintel.languages.base import (
+    CHECKS,
     CheckName,
     FileCheckName,
     FileScope,
@@ -22,9 +25,13 @@ from lintel.languages.base import (
     Project,
     ServerSpec,
     ToolSpec,
+    Workspace,
     project_relpath,
 )
+from lintel.languages.members import expand_members
 from lintel.tomlread import read_toml
+
+log = logging.getLogger(__name__)
 
 INSTALL_RUST = "rustup toolchain install stable (https://rustup.rs)"
 INSTALL_CLIPPY = "rustup component add clippy"
@@ -50,6 +57,61 @@ def is_workspace(project: Project) -> bool:
     if not isinstance(workspace, Mapping):
         return False
     return bool(workspace.get("members")) or not isinstance(manifest.get("package"), Mapping)
+
+
+def workspace(project: Project) -> Workspace | None:
+    """The Cargo workspace the root manifest declares: `[workspace] members` (globs) minus `exclude`, and the
+    path dependencies inside the root, which cargo makes members too. Every check covers them all (`tool_for`
+    adds `--workspace`); the root is a crate of its own only with a `[package]`. An empty `[workspace]` in a
+    package declares no members (see `is_workspace`), so it is no workspace here either."""
+    path = project.root / "Cargo.toml"
+    manifest = read_toml(path)
+    if manifest is None or not is_workspace(project):
+        return None
+    table = manifest["workspace"]
+    members = _strings(table.get("members", []))
+    exclude = _strings(table.get("exclude", []))
+    if members is None or exclude is None:
+        log.warning("cannot read %s: [workspace] members and exclude must be lists of paths", path)
+        return None
+    declared = expand_members(project.root, members, exclude, manifest="Cargo.toml")
+    found = dict.fromkeys(declared)
+    queue = [project.root.resolve(), *declared]
+    while queue:  # a member's path dependency inside the root is a member, and so are its own
+        for dependency in _path_dependencies(project.root, queue.pop(0), exclude):
+            if dependency not in found:
+                found[dependency] = None
+                queue.append(dependency)
+    found.pop(project.root.resolve(), None)  # the root's own package is the root project, not a member
+    own = isinstance(manifest.get("package"), Mapping)
+    return Workspace("Cargo.toml", tuple(found), covers=frozenset(CHECKS), own=own)
+
+
+def _strings(value: object) -> list[str] | None:
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    return None
+
+
+_DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
+
+
+def _path_dependencies(root: Path, crate: Path, exclude: list[str]) -> tuple[Path, ...]:
+    """The crates `crate`'s manifest depends on by `path` that lie inside the workspace root and are not
+    excluded."""
+    manifest = read_toml(crate / "Cargo.toml") or {}
+    tables: list[Any] = [manifest.get(name) for name in _DEPENDENCY_TABLES]
+    targets = manifest.get("target")
+    if isinstance(targets, Mapping):
+        tables += [t.get(name) for t in targets.values() if isinstance(t, Mapping) for name in _DEPENDENCY_TABLES]
+    paths = [
+        (crate / dep["path"]).as_posix()
+        for table in tables
+        if isinstance(table, Mapping)
+        for dep in table.values()
+        if isinstance(dep, Mapping) and isinstance(dep.get("path"), str)
+    ]
+    return expand_members(root, paths, exclude, manifest="Cargo.toml", globs=False)
 
 
 def tool_for(project: Project, check: CheckName) -> ToolSpec:
@@ -228,4 +290,5 @@ LANGUAGE = LanguageSpec(
     ),
     install_dirs=install_dirs,
     order=20,
+    workspace=workspace,
 )
