@@ -12,7 +12,7 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from lintel.languages.base import (
     REPORT_PLACEHOLDER,
@@ -23,9 +23,11 @@ from lintel.languages.base import (
     Project,
     ServerSpec,
     ToolSpec,
+    Workspace,
     project_relpath,
 )
 from lintel.languages.binaries import resolve_binary
+from lintel.languages.members import expand_members
 from lintel.tomlread import read_toml
 
 log = logging.getLogger(__name__)
@@ -234,6 +236,36 @@ def mypy_targets_configured(root: Path) -> bool:
     return False
 
 
+# ruff reads each file's nearest configuration (measured, ruff 0.17: a member's own `[tool.ruff]` applies to its
+# files in a run from the root), so one run from a uv workspace's root finds what a run in each member would.
+# The other checks depend on where they run (pytest's rootdir and conftest, a type checker's environment).
+UV_WORKSPACE_COVERS: frozenset[CheckName] = frozenset({"lint", "format"})
+
+
+def workspace(project: Project) -> Workspace | None:
+    """A uv workspace: `[tool.uv.workspace]` `members` (globs) minus `exclude` in the root's pyproject.toml.
+    The root is a project of its own when it has a `[project]` table (else a virtual workspace root)."""
+    path = project.root / "pyproject.toml"
+    document = read_toml(path)
+    tool = document.get("tool") if document is not None else None
+    uv = tool.get("uv") if isinstance(tool, Mapping) else None
+    table = uv.get("workspace") if isinstance(uv, Mapping) else None
+    if document is None or table is None:
+        return None
+    members = table.get("members", []) if isinstance(table, Mapping) else None
+    exclude = table.get("exclude", []) if isinstance(table, Mapping) else None
+    if not _paths(members) or not _paths(exclude):
+        log.warning("cannot read %s: [tool.uv.workspace] members and exclude must be lists of paths", path)
+        return None
+    found = expand_members(project.root, members, exclude, manifest="pyproject.toml")
+    own = isinstance(document.get("project"), Mapping)
+    return Workspace("pyproject.toml", found, covers=UV_WORKSPACE_COVERS, own=own)
+
+
+def _paths(value: object) -> TypeGuard[list[str]]:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
 def _mypy_ini(root: Path) -> Path | None:
     for name in ("mypy.ini", ".mypy.ini", "setup.cfg"):
         if _ini_section(root / name, "mypy") is not None:
@@ -279,4 +311,5 @@ LANGUAGE = LanguageSpec(
     ),
     install_dirs=install_dirs,
     order=40,
+    workspace=workspace,
 )
