@@ -61,3 +61,11 @@ if [ -f "$poly_ws/yarn.lock" ] && { [ ! -f "$poly_ws/node_modules/.yarn-integrit
   say "yarn install in tests/workspaces/polyglot"
   (cd "$poly_ws" && yarn install --frozen-lockfile --silent --non-interactive --no-progress)
 fi
+
+# The pnpm workspace fixture: pnpm's record of the install is node_modules/.modules.yaml.
+mono_ws="$ROOT/tests/workspaces/mono-pnpm"
+if [ -f "$mono_ws/pnpm-lock.yaml" ] && { [ ! -f "$mono_ws/node_modules/.modules.yaml" ] \
+  || [ "$mono_ws/pnpm-lock.yaml" -nt "$mono_ws/node_modules/.modules.yaml" ]; }; then
+  say "pnpm install --frozen-lockfile in tests/workspaces/mono-pnpm"
+  (cd "$mono_ws" && pnpm install --frozen-lockfile --silent)
+fi

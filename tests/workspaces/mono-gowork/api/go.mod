@@ -1,0 +1,3 @@
+module example.com/mono/api
+
+go 1.25

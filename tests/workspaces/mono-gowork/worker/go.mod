@@ -1,0 +1,3 @@
+module example.com/mono/worker
+
+go 1.25

@@ -1,0 +1,3 @@
+module example.com/services/api
+
+go 1.25

@@ -1,0 +1,3 @@
+export function slug(title) {
+  return title.trim().toLowerCase().replace(/\s+/g, "-");
+}
