@@ -10,11 +10,24 @@ import fnmatch
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-# Folders a wildcard never descends into or matches (installed packages, build output, caches), as project
-# discovery skips them; hidden folders are skipped too unless the pattern's own segment starts with a dot.
-# A member named outright (`use ./build`) is taken as declared.
+# Folders a wildcard never descends into or matches: those project discovery never enters (dependencies, build
+# output, environments, test data; kept in step with `lintel.discover.SKIPPED_DIRS`, which imports this package
+# and so cannot be imported here). Hidden folders are skipped too unless the pattern's own segment starts with a
+# dot. A member named outright (`use ./build`) is taken as declared.
 SKIPPED_FOLDERS = frozenset(
-    {".git", "node_modules", "vendor", "target", ".venv", "venv", "dist", "build", "__pycache__"}
+    {
+        "node_modules",
+        "vendor",
+        "target",
+        "dist",
+        "build",
+        "venv",
+        "__pycache__",
+        "site-packages",
+        "testdata",
+        "fixtures",
+        "__fixtures__",
+    }
 )
 
 _MAGIC = frozenset("*?[")
