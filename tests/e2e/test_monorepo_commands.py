@@ -24,7 +24,8 @@ async def test_run_tests_with_a_path_runs_that_projects_tests(start: Start) -> N
     assert [f["name"] for f in result["failures"]] == ["slug drops punctuation"]
     # The last run is kept per project: web's is there, api's (never run) is not.
     last = await editor.execute("lintel.lastTestFailures", {"path": str(editor.root / "web")})
-    assert last is not None and last["cwd"] == result["cwd"]
+    assert last is not None
+    assert last["cwd"] == result["cwd"]
     assert await editor.execute("lintel.lastTestFailures", {"path": "api/server.go"}) is None
 
 
