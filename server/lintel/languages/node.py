@@ -370,9 +370,14 @@ def is_yarn_berry(root: Path) -> bool:
 
 
 def node_package_manager(root: Path) -> str:
-    for lock, manager in LOCK_FILES:
-        if (root / lock).is_file():
-            return manager
+    """The manager whose lock file is in the package's folder, else in the nearest folder above that has one (a
+    workspace member's lock file is the workspace root's), up to the repository's top; npm when there is none."""
+    for folder in (root, *root.parents):
+        for lock, manager in LOCK_FILES:
+            if (folder / lock).is_file():
+                return manager
+        if (folder / ".git").exists() or (folder / "pnpm-workspace.yaml").is_file():
+            break
     return "npm"
 
 
