@@ -155,3 +155,13 @@ def test_repository_root_is_the_folder_with_git(tmp_path: Path) -> None:
     touch(tmp_path, "repo/.git/HEAD", "repo/a/b/c.txt")
     assert repository_root(tmp_path / "repo/a/b/c.txt") == tmp_path / "repo"
     assert repository_root(tmp_path / "repo") == tmp_path / "repo"
+
+
+def test_folders_git_ignores_are_not_entered(tmp_path: Path) -> None:
+    touch(tmp_path, "package.json", "generated/x/package.json", "apps/web/package.json", "apps/web/out/package.json")
+    (tmp_path / ".gitignore").write_text("/generated/\n")
+    (tmp_path / "apps/web/.gitignore").write_text("out\n")
+    found = discover(tmp_path)
+    assert roots(found) == [(".", "node"), ("apps/web", "node")]
+    (tmp_path / "apps/web/.gitignore").write_text("out\n!out\n")  # re-included: a project again
+    assert roots(discover(tmp_path)) == [(".", "node"), ("apps/web", "node"), ("apps/web/out", "node")]
