@@ -365,7 +365,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         depth = sum(1 for r in dict.fromkeys(roots) if r != project["root"] and _inside(project["root"], r))
         pad = "  " * depth
         extra = f", package manager {project['packageManager']}" if "packageManager" in project else ""
-        print(f"{pad}{project['root']}: {project['language']} (markers {', '.join(project['markers'])}{extra})")
+        print(f"{pad}{project['language']} (root {project['root']}, markers {', '.join(project['markers'])}{extra})")
         if "members" in project:
             covered = f"; checks {', '.join(project['covers'])} for all of them" if project["covers"] else ""
             print(f"{pad}  workspace of {', '.join(project['members']) or 'no members'}{covered}")
