@@ -22,27 +22,10 @@ from pathlib import Path
 
 from lintel.gitignore import IgnoreRules
 from lintel.languages import LANGUAGES, CheckName, LanguageSpec, Project, Registry, Workspace
+from lintel.languages.base import SKIPPED_DIRS
 
 log = logging.getLogger(__name__)
 
-# Folders no project of one's own lives in: dependencies, build output, environments, and test data — Go's
-# `testdata` (go itself ignores it) and the `fixtures` folders of test suites, whose markers belong to sample
-# projects with deliberate faults, not to projects to check.
-SKIPPED_DIRS = frozenset(
-    {
-        "node_modules",
-        "vendor",
-        "target",
-        "dist",
-        "build",
-        "venv",
-        "__pycache__",
-        "site-packages",
-        "testdata",
-        "fixtures",
-        "__fixtures__",
-    }
-)
 # A walk stops reading after this many folders (a home directory opened as a workspace), and says so.
 MAX_DIRS = 200_000
 

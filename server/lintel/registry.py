@@ -16,6 +16,7 @@ from lintel.languages import LANGUAGES
 from lintel.languages.base import (
     CHECKS,
     FILES_PLACEHOLDER,
+    SKIPPED_DIRS,
     CheckName,
     FileCheckName,
     FileScope,
@@ -30,8 +31,6 @@ from lintel.languages.binaries import command_label
 
 # A declared language comes after the built-in ones unless it says otherwise.
 USER_ORDER = 100
-# Folders no project's own files live in: dependencies, build output, caches, version control.
-SKIPPED_DIRS = frozenset({"node_modules", "vendor", "target", "dist", "build", "venv", "__pycache__"})
 
 
 class CheckNotDeclared(ValueError):

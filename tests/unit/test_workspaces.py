@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 from lintel.detect import detect, nearest_project
-from lintel.discover import SKIPPED_DIRS
 from lintel.languages import CHECKS, Project, Workspace
 from lintel.languages import go as go_language
 from lintel.languages import node as node_language
-from lintel.languages.members import SKIPPED_FOLDERS, expand_members
+from lintel.languages.members import expand_members
 
 from tests.helpers import WORKSPACES, make_project, tool_for
 
@@ -83,10 +82,6 @@ def test_literal_paths_are_not_globs(tmp_path: Path) -> None:
     assert [p.name for p in expand_members(tmp_path, ["a*"], globs=False)] == ["a*"]
     assert [p.name for p in expand_members(tmp_path, ["a*"])] == ["a*", "ab"]
     assert expand_members(tmp_path, ["missing", ""], globs=False) == ()
-
-
-def test_wildcards_skip_what_discovery_skips() -> None:
-    assert SKIPPED_FOLDERS == SKIPPED_DIRS
 
 
 def test_a_symlink_loop_under_double_star_ends(tmp_path: Path) -> None:

@@ -18,6 +18,25 @@ CHECKS: tuple[CheckName, ...] = get_args(CheckName)
 # The checks the server runs on one file (lint and format check on open, save and change).
 FileCheckName = Literal["lint", "format"]
 
+# Folders no project of one's own lives in, which discovery, workspace globs and `{files}` never enter:
+# dependencies, build output, environments, and test data — Go's `testdata` (go itself ignores it) and the
+# `fixtures` folders of test suites, whose markers belong to sample projects with deliberate faults.
+SKIPPED_DIRS = frozenset(
+    {
+        "node_modules",
+        "vendor",
+        "target",
+        "dist",
+        "build",
+        "venv",
+        "__pycache__",
+        "site-packages",
+        "testdata",
+        "fixtures",
+        "__fixtures__",
+    }
+)
+
 # argv elements equal to this are replaced by a fresh temporary file path the tool writes a report to.
 REPORT_PLACEHOLDER = "{report}"
 # argv elements equal to this are replaced by the files the run covers: every file of the language in the

@@ -10,26 +10,11 @@ import fnmatch
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-# Folders a wildcard never descends into or matches: those project discovery never enters (dependencies, build
-# output, environments, test data; kept in step with `lintel.discover.SKIPPED_DIRS`, which imports this package
-# and so cannot be imported here). Hidden folders are skipped too unless the pattern's own segment starts with a
-# dot. A member named outright (`use ./build`) is taken as declared.
-SKIPPED_FOLDERS = frozenset(
-    {
-        "node_modules",
-        "vendor",
-        "target",
-        "dist",
-        "build",
-        "venv",
-        "__pycache__",
-        "site-packages",
-        "testdata",
-        "fixtures",
-        "__fixtures__",
-    }
-)
+from lintel.languages.base import SKIPPED_DIRS
 
+# A wildcard never descends into or matches the folders discovery never enters (SKIPPED_DIRS). Hidden folders
+# are skipped too unless the pattern's own segment starts with a dot. A member named outright (`use ./build`)
+# is taken as declared.
 _MAGIC = frozenset("*?[")
 
 
@@ -112,6 +97,6 @@ def _children(folder: Path, segment: str) -> list[Path]:
         child
         for child in entries
         if child.is_dir()
-        and child.name not in SKIPPED_FOLDERS
+        and child.name not in SKIPPED_DIRS
         and (not child.name.startswith(".") or segment.startswith("."))
     ]
