@@ -128,7 +128,7 @@ class Commands:
         languages = folder.languages
         try:
             if args.path is not None:
-                near = nearest_above(target, languages, stop=folder.root)
+                near = nearest_above(target, languages, stop=folder.root.resolve())
                 if near:
                     return folder, choose_project(near, args.language, languages)
             where = target if target.is_dir() else target.parent
