@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal, cast, get_args
 
+from lintel.positions import split_lines
+
 IssueKind = Literal["test", "lint", "typecheck", "build", "format", "contract", "timeout", "custom"]
 Severity = Literal["error", "warning", "info", "hint"]
 
@@ -210,7 +212,7 @@ class SourceLines:
         try:
             if path.stat().st_size > self._max_bytes:
                 return None
-            return path.read_text(encoding="utf-8", errors="replace").splitlines()
+            return split_lines(path.read_text(encoding="utf-8", errors="replace"))
         except OSError:
             return None
 

@@ -6,9 +6,19 @@ are in the negotiated encoding (UTF-16 unless client and server agreed on UTF-8 
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 Unit = Literal["utf-8", "utf-16", "utf-32"]
+
+# LSP lines end at \n, \r\n or \r only; str.splitlines also breaks at \x0b, \x0c, \x1c-\x1e, \x85, \u2028 and
+# \u2029, which would shift every line (and column) after one of them.
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """`text`'s lines as LSP and the tools number them, without their ends (a final end starts an empty line)."""
+    return _EOL.split(text)
 
 
 def _prefix(text: str, count: int, unit: Unit) -> str:

@@ -179,3 +179,24 @@ async def test_bundled_clients_get_pushed_diagnostics(start: Start, baselines: B
     uri = editor.open("src/inventory/models.py")
     published = await editor.wait_for_diagnostics(uri, lambda ds: bool(ds))
     assert keys(published) == baselines.lint("python", "src/inventory/models.py")
+
+
+async def test_columns_after_characters_str_splitlines_takes_for_line_breaks(start: Start) -> None:
+    """LSP lines end only at \\n, \\r\\n and \\r: a form feed line and \\u2028/\\x85 inside a string must not shift
+    the finding's line or its columns (they did: str.splitlines broke the lines there)."""
+    require_tool("ruff")
+    editor = await start("python")
+    source = 'import os\n\x0c\ns = "😀\u2028😀\x85\x1c"; t = undefined_c\n'
+    editor.path("src/breaks.py").write_text(source, encoding="utf-8", newline="")
+    start_col, end_col = ruff_columns(editor.root, "src/breaks.py", 3, "F821")
+    text = source.split("\n")[2]
+
+    uri = editor.open("src/breaks.py")
+    published = await editor.wait_for_diagnostics(uri, lambda ds: any(d.code == "F821" for d in ds))
+
+    [diagnostic] = [d for d in published if d.code == "F821"]
+    assert diagnostic.range.start.line == 2
+    assert (diagnostic.range.start.character, diagnostic.range.end.character) == (
+        column_in(text, start_col, editor.encoding),
+        column_in(text, end_col, editor.encoding),
+    )

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lintel import positions
 from lintel.proxy import encoding
 from lintel.proxy.encoding import LineCache, Recoder
 
@@ -161,14 +162,13 @@ class Buffers:
 def splits(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every text LineCache splits into lines, in order."""
     seen: list[str] = []
-    pattern = encoding._EOL
+    split = positions.split_lines
 
-    class Counting:
-        def split(self, text: str) -> list[str]:
-            seen.append(text)
-            return pattern.split(text)
+    def counting(text: str) -> list[str]:
+        seen.append(text)
+        return split(text)
 
-    monkeypatch.setattr(encoding, "_EOL", Counting())
+    monkeypatch.setattr(encoding, "split_lines", counting)
     return seen
 
 

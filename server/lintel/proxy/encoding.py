@@ -9,7 +9,6 @@ disk), in place on the raw JSON, so everything else in a result is left as the c
 from __future__ import annotations
 
 import os
-import re
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
-from lintel.positions import Unit, convert_column
+from lintel.positions import Unit, convert_column, split_lines
 
 # Keys whose value is a Range (or, for completion's insert/replace edits, a pair of ranges under these keys).
 _RANGE_KEYS = frozenset(
@@ -30,8 +29,6 @@ _SKIP_KEYS = frozenset({"data", "contents", "documentation", "label", "detail", 
 
 TextSource = Callable[[str], "str | None"]
 LinesSource = Callable[[str], "list[str] | None"]
-# LSP lines end at \n, \r\n or \r only (str.splitlines also splits on \x0c, \u2028 and others).
-_EOL = re.compile(r"\r\n|\r|\n")
 
 
 class LineCache:
@@ -68,7 +65,7 @@ class LineCache:
             text = disk_text(uri)
             if text is None:
                 return None
-        lines = _EOL.split(text)
+        lines = split_lines(text)
         self._entries[uri] = (key, lines)
         if len(self._entries) > self._capacity:
             self._entries.popitem(last=False)

@@ -12,6 +12,7 @@ from pygls.workspace import TextDocument
 
 from lintel.checks import RunResult
 from lintel.issues import Issue
+from lintel.positions import split_lines
 from lintel.server.convert import issue_to_diagnostic, unit_for
 from lintel.server.session import Folder
 from lintel.server.shared import uri_path
@@ -26,19 +27,20 @@ def line_reader(document: TextDocument | None, path: Path | None) -> Callable[[i
     lines: Sequence[str] | None = None
     if document is not None:
         try:
-            lines = document.lines
+            # Not `document.lines`: pygls splits with str.splitlines, which breaks at \x0c, \u2028 and more.
+            lines = split_lines(document.source)
         except OSError:
             lines = None
     if lines is None and path is not None:
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+            lines = split_lines(path.read_text(encoding="utf-8", errors="replace"))
         except OSError:
             lines = None
 
     def read(line0: int) -> str | None:
         if lines is None or not 0 <= line0 < len(lines):
             return None
-        return lines[line0].rstrip("\r\n")
+        return lines[line0]
 
     return read
 
