@@ -39,23 +39,49 @@ class Baseline:
 
 
 def fingerprints_of(document: Any) -> Counter[str]:
+    """The fingerprints a lintel JSON report (`issues[].fingerprint`) or a lintel SARIF log
+    (`runs[].results[].partialFingerprints`) records; BaselineError naming the first thing that is not one."""
     if not isinstance(document, dict):
-        raise BaselineError("expected a JSON object")
+        raise BaselineError("expected a JSON object (a lintel JSON report or SARIF log)")
+    if "issues" in document:
+        return _report_fingerprints(document["issues"])
+    if "runs" in document:
+        return _sarif_fingerprints(document["runs"])
+    raise BaselineError("neither a lintel JSON report (no `issues` list) nor a SARIF log (no `runs` list)")
+
+
+def _report_fingerprints(issues: Any) -> Counter[str]:
+    if not isinstance(issues, list):
+        raise BaselineError("`issues` is not a list")
     found: Counter[str] = Counter()
-    if isinstance(document.get("issues"), list):
-        for issue in document["issues"]:
-            if isinstance(issue, dict) and isinstance(issue.get("fingerprint"), str):
-                found[issue["fingerprint"]] += 1
-        return found
-    if (isinstance(document.get("runs"), list) and "$schema" in document) or "version" in document:
-        for run in document.get("runs") or []:
-            for result in (run or {}).get("results") or []:
-                prints = (result or {}).get("partialFingerprints") or {}
-                value = prints.get(SARIF_FINGERPRINT_KEY)
-                if isinstance(value, str):
-                    found[value] += 1
-        return found
-    raise BaselineError("neither a lintel JSON report (issues) nor a SARIF log (runs)")
+    for index, issue in enumerate(issues):
+        if not isinstance(issue, dict):
+            raise BaselineError(f"issues[{index}] is not an object")
+        fingerprint = issue.get("fingerprint")
+        if not isinstance(fingerprint, str):
+            raise BaselineError(f"issues[{index}] has no fingerprint (was the report written by lintel?)")
+        found[fingerprint] += 1
+    return found
+
+
+def _sarif_fingerprints(runs: Any) -> Counter[str]:
+    if not isinstance(runs, list):
+        raise BaselineError("`runs` is not a list")
+    found: Counter[str] = Counter()
+    for r, run in enumerate(runs):
+        results = run.get("results", []) if isinstance(run, dict) else None
+        if not isinstance(results, list):
+            raise BaselineError(f"runs[{r}] is not a SARIF run with a `results` list")
+        for n, result in enumerate(results):
+            prints = result.get("partialFingerprints") if isinstance(result, dict) else None
+            value = prints.get(SARIF_FINGERPRINT_KEY) if isinstance(prints, dict) else None
+            if not isinstance(value, str):
+                raise BaselineError(
+                    f"runs[{r}].results[{n}] has no partialFingerprints.{SARIF_FINGERPRINT_KEY} "
+                    "(was the log written by lintel?)"
+                )
+            found[value] += 1
+    return found
 
 
 def load_baseline(path: Path) -> Baseline:

@@ -22,6 +22,7 @@ from lintel.issues import Severity
 from lintel.languages import CHECKS, CheckName, Project
 from lintel.registry import registry_for
 from lintel.report import RENDERERS, CheckReport, ProjectEntry
+from lintel.report.files import OutputError, writable, write
 from lintel.scope import ScopeError, changed_since, matching, parse_shard, shard
 from lintel.validators import ValidateResult, run_validators
 
@@ -303,6 +304,13 @@ def _checks_and_validators(args: argparse.Namespace, config: LintelConfig) -> tu
     return [c for c in CHECKS if c in only], validators
 
 
+def _write(path: Path, text: str, flag: str) -> None:
+    try:
+        write(path, text, flag)
+    except OutputError as exc:
+        raise UsageError(str(exc)) from exc
+
+
 def _runs_validators(scope: _Scope, args: argparse.Namespace) -> bool:
     return scope.whole and not args.project and (not args.shard or parse_shard(args.shard)[0] == 1)
 
@@ -322,14 +330,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.list_projects:
         return _list_projects(scope, discovery, args.fmt)
     baseline = _baseline(args.baseline)
+    try:
+        output = writable(args.output, "--output") if args.output else None
+        record = writable(args.write_baseline, "--write-baseline") if args.write_baseline else None
+    except OutputError as exc:
+        raise UsageError(str(exc)) from exc
 
     pairs = discovery.plan(checks)
     runs = asyncio.run(_run_everything(pairs, validators, root, config, args))
     issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
     projects = [ProjectEntry.of(f.project, root, f.member_of) for f in discovery.found]
-    if args.write_baseline:
+    if record is not None:
         everything = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
-        Path(args.write_baseline).write_text(RENDERERS["json"](everything), encoding="utf-8")
+        _write(record, RENDERERS["json"](everything), "--write-baseline")
         print(f"lintel: wrote a baseline of {len(issues)} issues to {args.write_baseline}", file=sys.stderr)
     if baseline is not None:
         known = len(issues)
@@ -337,9 +350,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"lintel: {known - len(issues)} issues are in the baseline, {len(issues)} are new", file=sys.stderr)
     report = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
     rendered = RENDERERS[args.fmt](report)
-    if args.output:
+    if output is not None:
         # One run, two audiences: the chosen format to the file, readable text on stdout.
-        Path(args.output).write_text(rendered, encoding="utf-8")
+        _write(output, rendered, "--output")
         sys.stdout.write(RENDERERS["text"](report))
     else:
         sys.stdout.write(rendered)

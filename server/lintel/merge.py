@@ -13,6 +13,7 @@ from lintel.baseline import BaselineError, load_baseline
 from lintel.checks import RunResult, dedupe_issues, sort_issues
 from lintel.issues import Severity
 from lintel.report import RENDERERS, CheckReport, ProjectEntry
+from lintel.report.files import OutputError, writable, write
 from lintel.report.read import ReportError, read_report
 
 EXIT_USAGE = 2
@@ -94,9 +95,10 @@ def _read_all(files: list[str]) -> tuple[list[CheckReport], set[str]]:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        output = writable(args.output, "--output") if args.output else None
         reports, formats = _read_all(args.files)
         baseline = load_baseline(Path(args.baseline)) if args.baseline else None
-    except ReportError as exc:
+    except (ReportError, OutputError) as exc:
         print(f"lintel: merge: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BaselineError as exc:
@@ -112,9 +114,13 @@ def run(args: argparse.Namespace) -> int:
         )
     fmt = args.fmt or (formats.pop() if len(formats) == 1 else "json")
     rendered = RENDERERS[fmt](report)
-    if args.output:
+    if output is not None:
         # As `lintel check --output`: the chosen format to the file, readable text on stdout.
-        Path(args.output).write_text(rendered, encoding="utf-8")
+        try:
+            write(output, rendered, "--output")
+        except OutputError as exc:
+            print(f"lintel: merge: {exc}", file=sys.stderr)
+            return EXIT_USAGE
         sys.stdout.write(RENDERERS["text"](report))
     else:
         sys.stdout.write(rendered)

@@ -161,3 +161,36 @@ def test_rustups_proxy_without_the_component_is_reported_as_not_installed(tmp_pa
     crate = project(tmp_path, marker="Cargo.toml")
     proc = run_lintel("detect", str(crate), env=env)
     assert "navigation NOT FOUND: rust-analyzer is not installed (rustup component add rust-analyzer)" in proc.stdout
+
+
+@pytest.mark.parametrize("flag", ["--output", "--write-baseline"])
+def test_a_report_file_that_cannot_be_written_is_a_usage_error_before_anything_runs(tmp_path: Path, flag: str) -> None:
+    """Issue 13, 6: a folder, or a file in a missing folder, was a traceback and exit 1 (read as findings)."""
+    (tmp_path / "ws").mkdir()
+    root = project(tmp_path / "ws", "pyproject.toml")
+    for target, problem in [
+        (tmp_path, f"{flag} {tmp_path}: is a folder; name a file"),
+        (tmp_path / "missing" / "r.json", f"{flag} {tmp_path / 'missing' / 'r.json'}: the folder "),
+    ]:
+        proc = run_lintel("check", str(root), flag, str(target), "-q")
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f"lintel: {problem}")
+        assert "Traceback" not in proc.stderr
+        assert proc.stdout == ""  # refused before any check ran
+
+
+def test_a_malformed_baseline_is_a_usage_error_naming_what_is_wrong(tmp_path: Path) -> None:
+    """Issue 13, 6: `{"version": 1}` and non-object issues were accepted as empty baselines."""
+    (tmp_path / "ws").mkdir()
+    root = project(tmp_path / "ws", "pyproject.toml")
+    for text, problem in [
+        ('{"version": 1}', "neither a lintel JSON report (no `issues` list)"),
+        ('{"version": 1, "issues": ["x"]}', "issues[0] is not an object"),
+    ]:
+        (tmp_path / "base.json").write_text(text)
+        proc = run_lintel("check", str(root), "--baseline", str(tmp_path / "base.json"), "-q")
+        assert proc.returncode == 2
+        assert problem in proc.stderr
+    merged = run_lintel("merge", str(tmp_path / "base.json"), "--output", str(tmp_path))
+    assert merged.returncode == 2
+    assert "Traceback" not in merged.stderr

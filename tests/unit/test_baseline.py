@@ -14,7 +14,13 @@ from lintel.baseline import BaselineError, load_baseline
     ("text", "problem"),
     [
         ("[1, 2]", "expected a JSON object"),
-        ('{"neither": 1}', "neither a lintel JSON report (issues) nor a SARIF log (runs)"),
+        ('{"neither": 1}', "neither a lintel JSON report (no `issues` list) nor a SARIF log (no `runs` list)"),
+        ('{"version": 1}', "neither a lintel JSON report (no `issues` list) nor a SARIF log (no `runs` list)"),
+        ('{"version": 1, "issues": {}}', "`issues` is not a list"),
+        ('{"issues": [1]}', "issues[0] is not an object"),
+        ('{"issues": [{"file": "a.py"}]}', "issues[0] has no fingerprint"),
+        ('{"runs": [{"results": [{}]}]}', "runs[0].results[0] has no partialFingerprints.lintel/v1"),
+        ('{"runs": [7]}', "runs[0] is not a SARIF run"),
         ("{", "Expecting property name enclosed in double quotes"),
     ],
 )
@@ -35,4 +41,7 @@ def test_the_cli_reports_it_as_a_usage_error(tmp_path: Path, capsys: pytest.Capt
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")
     assert cli.main(["check", str(tmp_path), "--only", "lint", "--baseline", str(bad)]) == cli.EXIT_USAGE
-    assert capsys.readouterr().err == f"lintel: --baseline {bad}: expected a JSON object\n"
+    assert (
+        capsys.readouterr().err
+        == f"lintel: --baseline {bad}: expected a JSON object (a lintel JSON report or SARIF log)\n"
+    )
