@@ -31,6 +31,10 @@ class MessageReader(asyncio.Protocol):
     Cheaper than an asyncio.StreamReader and a reading task (readline, readline, readexactly: a task wake-up
     and three coroutine calls per message), which mattered: every relayed request is four messages. `done`
     resolves when the pipe closes. An exception from `on_message` is logged; the next message is read.
+
+    A bad frame (no or a nonsense length, a length too short or too long) must not misalign every message after
+    it: the reader looks for the next `Content-Length` header wherever it is, drops what lies before it (logged),
+    and a body holding a real header line (CR/LF bytes, which JSON never has outside whitespace) gives it back.
     """
 
     def __init__(self, on_message: Callable[[bytes], None], name: str) -> None:
@@ -44,24 +48,58 @@ class MessageReader(asyncio.Protocol):
         buffer = self._buffer
         buffer += data
         while True:
-            if self._length < 0:
-                blank = _BLANK_LINE.search(buffer)  # the end of the headers
-                if blank is None:
-                    return
-                self._length = _content_length(bytes(buffer[: blank.start()]))
-                del buffer[: blank.end()]
-                if self._length < 0:
-                    log.error("%s: ignoring a message without a valid Content-Length header", self._name)
-                    continue
+            if self._length < 0 and not self._read_headers():
+                return
             if len(buffer) < self._length:
                 return
             body = bytes(buffer[: self._length])
             del buffer[: self._length]
             self._length = -1
+            swallowed = _HEADER_IN_BODY.search(body) if b"\n" in body else None
+            if swallowed is not None:
+                # The length was too long: it took in the next message's headers. Give them back.
+                buffer[0:0] = body[swallowed.start() :]
+                body = body[: swallowed.start()]
+                log.error("%s: a message's Content-Length runs into the next message; reading on from it", self._name)
             try:
                 self._on_message(body)
             except Exception:
                 log.exception("%s: cannot handle a message: %.300r", self._name, body)
+
+    def _read_headers(self) -> bool:
+        """Consume the next header block; False when more bytes are needed."""
+        buffer = self._buffer
+        while True:
+            header = _LENGTH_HEADER.search(buffer)
+            if header is None:
+                # Keep what could be the start of a header split across reads; the rest is not a message.
+                excess = len(buffer) - _KEEP
+                if excess > 0:
+                    self._drop(excess)
+                return False
+            blank = _BLANK_LINE.search(buffer, header.start())
+            if blank is None:
+                return False
+            if header.start() and not _OTHER_HEADERS.fullmatch(buffer, 0, header.start()):
+                self._drop(header.start())
+                continue
+            value = header.group(1).strip()
+            if not value.isdigit():
+                log.error("%s: ignoring a message with Content-Length %.40r", self._name, bytes(value))
+                del buffer[: header.end()]
+                continue
+            del buffer[: blank.end()]
+            self._length = int(value)
+            return True
+
+    def _drop(self, count: int) -> None:
+        log.error(
+            "%s: skipping %d bytes without a valid Content-Length header: %.80r",
+            self._name,
+            count,
+            bytes(self._buffer[:count]),
+        )
+        del self._buffer[:count]
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.done.done():
@@ -70,17 +108,12 @@ class MessageReader(asyncio.Protocol):
 
 # LSP ends header lines with \r\n; some servers write bare \n, which is read as well.
 _BLANK_LINE = re.compile(rb"\r?\n\r?\n")
-
-
-def _content_length(headers: bytes) -> int:
-    for line in headers.splitlines():
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            try:
-                return int(value.strip())
-            except ValueError:
-                return -1
-    return -1
+_LENGTH_HEADER = re.compile(rb"(?i)content-length[ \t]*:([^\r\n]*)\r?\n")
+# Header lines before Content-Length (Content-Type): part of the frame, not garbage.
+_OTHER_HEADERS = re.compile(rb"(?:[A-Za-z][A-Za-z0-9-]*[ \t]*:[^\r\n]*\r?\n)*")
+# A header line with its real line break: never inside a JSON body (strings escape CR and LF).
+_HEADER_IN_BODY = re.compile(rb"(?i)content-length[ \t]*:[ \t]*\d+[ \t]*\r?\n")
+_KEEP = 64
 
 
 class BatchWriter:

@@ -276,3 +276,29 @@ async def test_cancelling_a_relayed_request_answers_request_cancelled_and_cancel
     await asyncio.wait_for(passed_on, REQUEST_TIMEOUT)
 
     assert await fake_hover(client, uri) == "fake hover"  # the child and lintel still serve
+
+
+BAD_BODY = b'{"jsonrpc":"2.0","id":"bad-frame","method":"x"}'
+BAD_FRAMES = [
+    b"Content-Length: -5\r\n\r\n" + BAD_BODY,
+    b"Content-Length: abc\r\n\r\n" + BAD_BODY,
+    b"\r\n\r\n" + BAD_BODY,
+    b"Content-Length: 0\r\n\r\n" + BAD_BODY,
+    b"Content-Length: %d\r\n\r\n" % (len(BAD_BODY) + 40) + BAD_BODY,
+    b"Content-Length: %d\r\n\r\n" % (len(BAD_BODY) - 5) + BAD_BODY,
+]
+
+
+async def test_after_each_bad_frame_the_next_requests_are_answered(start: Start, fake_server: dict[str, Any]) -> None:
+    """Issue 13, 1: one bad frame used to wedge the connection; the requests after it got no answer."""
+    editor = await start("python", init_options=fake_server)
+    client = editor.client
+    assert isinstance(client, WatchingClient)
+    uri = editor.open(MODELS)
+    writer = client.protocol.writer
+    assert writer is not None
+    for bad in BAD_FRAMES:
+        writer.write(bad)
+        # A frame 40 bytes too long takes the start of the next message with it; lintel gives it back.
+        answers = [await fake_hover(client, uri) for _ in range(3)]
+        assert answers == ["fake hover"] * 3, bad
