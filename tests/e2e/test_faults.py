@@ -291,3 +291,18 @@ async def test_untrusted_workspace_runs_nothing(start: Start, tmp_path: Path) ->
     trust_messages = [m for m in editor.messages if "not trusted" in m]
     assert len(trust_messages) == 1, editor.messages
     await editor.alive()  # detection runs no process: it still answers
+
+
+@pytest.mark.parametrize("value", ["false", 0, None, {"trusted": True}])
+async def test_a_trusted_value_that_is_not_a_boolean_grants_nothing_and_says_so(
+    start: Start, tmp_path: Path, value: object
+) -> None:
+    """Issue 13, 8: only a literal `false` used to withhold trust; `"false"`, 0, null or an object granted it."""
+    marker = tmp_path / "a-tool-ran"
+    tool = [sys.executable, "-c", MARKER_TOOL, str(marker)]
+    editor = await start("python", init_options={"trusted": value, "languages": {"python": {"lint": tool}}})
+    error = await error_of(editor, "lintel.lint")
+    assert "not trusted" in error.message, error.message
+    assert not marker.exists(), "a tool ran although trust was not granted"
+    told = [m for m in editor.messages if "initializationOptions.trusted must be true or false" in m]
+    assert len(told) == 1, editor.messages

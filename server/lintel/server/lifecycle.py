@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -95,6 +96,7 @@ class Lifecycle:
         self.diagnostics = diagnostics
         self.children = children
         self.declared = DeclaredFiles()
+        self._trust_problem: str | None = None  # a `trusted` value that is not a boolean, told once
 
     async def reload(self, *, pull: bool = True) -> None:
         server = self.server
@@ -125,7 +127,7 @@ class Lifecycle:
         session = self.server.session
         options: Any = params.initialization_options
         session.init_options = dict(options) if isinstance(options, Mapping) else None
-        session.trusted = not (isinstance(options, Mapping) and options.get("trusted") is False)
+        session.trusted, self._trust_problem = _trusted(options)
         session.folders = _initial_folders(params)
         for folder in session.folders:
             folder.refresh(config_options(session.init_options))
@@ -144,6 +146,8 @@ class Lifecycle:
         server = self.server
         session = server.session
         session.encoding = _encoding(server)  # type: ignore[assignment]
+        if self._trust_problem is not None:
+            server.notifier.once("trusted-value", self._trust_problem, types.MessageType.Warning)
         if not session.trusted:
             server.notifier.once(
                 "untrusted",
@@ -196,3 +200,18 @@ def setup(server: LintelServer, diagnostics: Diagnostics, children: Children) ->
         await lifecycle.stop_everything()
 
     return lifecycle
+
+
+def _trusted(options: Any) -> tuple[bool, str | None]:
+    """Whether the editor grants trust, and what to tell the user about the value it sent. No `trusted` key:
+    trusted (editors without workspace trust); `true`: trusted; anything else — `false`, and also `"false"`,
+    `0`, `null` or an object — grants nothing, and a value that is not a boolean is said to be wrong."""
+    if not isinstance(options, Mapping) or "trusted" not in options:
+        return True, None
+    value = options["trusted"]
+    if isinstance(value, bool):
+        return value, None
+    return False, (
+        f"initializationOptions.trusted must be true or false, not {json.dumps(value)[:80]}: "
+        "the workspace is treated as not trusted"
+    )
