@@ -185,6 +185,17 @@ async def test_paths_outside_the_workspace_are_refused(start: Start, tmp_path: P
     assert inside["root"] == str((editor.root / "src").resolve())
 
 
+async def test_a_path_the_file_system_cannot_take_is_an_invalid_argument(start: Start) -> None:
+    """Issue 13, 8: a 5,000-character path was answered with -32603 (an internal error) "File name too long"."""
+    editor = await start("python")
+    for path in ("a" * 5000, "src/" + "b" * 300 + "/x.py"):
+        error = await error_of(editor, "lintel.lint", {"path": path})
+        assert error.code == INVALID_PARAMS, error
+        assert "File name too long" in error.message, error.message
+        assert len(error.message) < 400  # the argument is shortened in the message
+    await editor.alive()
+
+
 async def test_polyglot_workspace_needs_a_language(start: Start) -> None:
     editor = await start("polyglot")
 

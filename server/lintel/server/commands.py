@@ -112,14 +112,20 @@ class Commands:
             raise failed("no workspace folder is open")
         if args.path is None:
             return folders[0], folders[0].root
-        raw = Path(args.path).expanduser()
-        candidate = raw if raw.is_absolute() else folders[0].root / raw
-        owner = self.server.session.folder_for(candidate)
-        if owner is None or not is_inside(candidate, owner.root):
-            raise invalid(f"path {args.path!r} is outside the workspace; lintel only runs inside it")
-        if not candidate.exists():
-            raise invalid(f"path {args.path!r} does not exist")
-        return owner, candidate.resolve()
+        shown = args.path if len(args.path) <= 200 else f"{args.path[:200]}…"
+        try:
+            raw = Path(args.path).expanduser()
+            candidate = raw if raw.is_absolute() else folders[0].root / raw
+            owner = self.server.session.folder_for(candidate)
+            if owner is None or not is_inside(candidate, owner.root):
+                raise invalid(f"path {shown!r} is outside the workspace; lintel only runs inside it")
+            if not candidate.exists():
+                raise invalid(f"path {shown!r} does not exist")
+            return owner, candidate.resolve()
+        except (OSError, ValueError) as exc:
+            # A name too long for the file system, a NUL byte: the argument is wrong, not the server.
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise invalid(f"path {shown!r} cannot be used: {reason}") from exc
 
     def project(self, args: CommandArgs) -> tuple[Folder, Project]:
         """The project a command acts on: the nearest project root at or above `path` (a file's own language
