@@ -3,8 +3,11 @@ and tests/unit/test_pyglscompat.py fails when they change. The rest of lintel us
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import TYPE_CHECKING
+
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 if TYPE_CHECKING:
     from cattrs import Converter
@@ -34,3 +37,24 @@ def new_stop_event(server: JsonRPCServer) -> threading.Event:
     event = threading.Event()
     server._stop_event = event
     return event
+
+
+class ExpectedErrorsAsInfo(logging.Filter):
+    """pygls logs every error a request handler raises with its traceback at ERROR (`Exception occurred for
+    message`), the errors lintel raises on purpose too: a bad argument, an undetectable project, a refusal. Those
+    are answers, not faults: one INFO line with the message. Anything else keeps its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.msg, record.args = "%s (code %s): %s", (record.getMessage(), error.code, error.message)
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def quiet_expected_errors() -> None:
+    """Install ExpectedErrorsAsInfo on the logger pygls reports request errors to (once)."""
+    logger = logging.getLogger("pygls.protocol.json_rpc")
+    if not any(isinstance(f, ExpectedErrorsAsInfo) for f in logger.filters):
+        logger.addFilter(ExpectedErrorsAsInfo())

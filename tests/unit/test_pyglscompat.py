@@ -4,13 +4,18 @@ them, these fail (and the pin in pyproject.toml says which version they were che
 from __future__ import annotations
 
 import importlib.metadata
+import inspect
 import json
+import logging
 from typing import Any
 
 import attrs
-from lintel.pyglscompat import PYGLS_CHECKED, converter_of, is_shutting_down, new_stop_event
+import pytest
+from lintel.pyglscompat import PYGLS_CHECKED, converter_of, is_shutting_down, new_stop_event, quiet_expected_errors
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import json_rpc
 
 
 class Recorder:
@@ -81,3 +86,25 @@ def test_shutdown_sets_the_installed_stop_event() -> None:
     server.shutdown()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
     assert event.is_set()
     assert new_stop_event(server) is not event  # a fresh one per loop
+
+
+def test_expected_request_errors_are_one_info_line_and_faults_keep_their_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 13, 8: every error answered to executeCommand was logged as a traceback at ERROR."""
+    # The filter sits where pygls really reports a handler's error.
+    assert "logger.exception('Exception occurred for message" in inspect.getsource(json_rpc)
+    quiet_expected_errors()
+    quiet_expected_errors()  # installing twice adds one filter
+    assert len(json_rpc.logger.filters) == 1
+    with caplog.at_level(logging.INFO, logger=json_rpc.logger.name):
+        for error in (JsonRpcException(message="2 projects found", code=-32803), JsonRpcInternalError("boom")):
+            try:
+                raise error
+            except JsonRpcException:
+                json_rpc.logger.exception('Exception occurred for message "%s"', 7)
+    expected, fault = caplog.records
+    assert (expected.levelname, expected.exc_info) == ("INFO", None)
+    assert expected.getMessage() == 'Exception occurred for message "7" (code -32803): 2 projects found'
+    assert fault.levelname == "ERROR"
+    assert fault.exc_info is not None
