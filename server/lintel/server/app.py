@@ -18,6 +18,7 @@ from pygls.exceptions import (
     JsonRpcInvalidRequest,
     JsonRpcMethodNotFound,
     JsonRpcRequestCancelled,
+    JsonRpcServerNotInitialized,
 )
 from pygls.io_ import StdinAsyncReader, run_async
 from pygls.lsp.server import LanguageServer
@@ -109,6 +110,7 @@ class LintelServer(LanguageServer):
         # the handler in raw_requests; the function returns None to leave the request to the handler.
         self.raw_now: dict[Callable[[Any], Awaitable[Any]], RawNow] = {}
         self._raw_tasks: dict[tuple[type, Any], _Cancellable] = {}  # by request id (1 and "1" differ)
+        self._initialize_seen = False  # LSP: before `initialize`, requests fail with ServerNotInitialized
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """stdio transport with stdin read on the event loop (pygls reads it through its thread pool, three
@@ -161,6 +163,8 @@ class LintelServer(LanguageServer):
             if not isinstance(data, dict):
                 raise JsonRpcInvalidRequest(f"a JSON-RPC message must be an object, not {type(data).__name__}")
             method = data.get("method")
+            if self._refused(data, method):
+                return
             handler = self.raw_requests.get(method)  # type: ignore[arg-type]
             if handler is not None and "id" in data and not is_shutting_down(protocol):
                 self._serve_raw(handler, data["id"], data.get("params"))
@@ -176,6 +180,28 @@ class LintelServer(LanguageServer):
                 # the editor to wait on.
                 error = exc if isinstance(exc, JsonRpcException) else JsonRpcInternalError(str(exc))
                 self.send_json({"jsonrpc": "2.0", "id": data["id"], "error": _error(error)})
+
+    def _refused(self, data: dict[str, Any], method: Any) -> bool:
+        """Messages the lifecycle rules out, answered with the error LSP names when they are requests: not
+        JSON-RPC 2.0 (InvalidRequest), before `initialize` (ServerNotInitialized; notifications other than
+        `exit` are dropped), after `shutdown` (InvalidRequest; only `exit` is served)."""
+        is_request = isinstance(method, str) and isinstance(data.get("id"), (int, str))
+        error: JsonRpcException | None = None
+        if data.get("jsonrpc") != "2.0":
+            error = JsonRpcInvalidRequest(f"not a JSON-RPC 2.0 message (jsonrpc: {json.dumps(data.get('jsonrpc'))})")
+        elif method == types.INITIALIZE:
+            self._initialize_seen = True
+            return False
+        elif not self._initialize_seen and method not in (types.EXIT, None):
+            error = JsonRpcServerNotInitialized(f"{method}: the server is not initialized yet (send initialize)")
+        elif is_shutting_down(self.protocol) and method not in (types.EXIT, None):
+            error = JsonRpcInvalidRequest(f"{method}: the server is shutting down (only exit is accepted)")
+        if error is None:
+            return False
+        log.info("refused %s: %s", method, error.message)
+        if is_request:
+            self.send_json({"jsonrpc": "2.0", "id": data["id"], "error": _error(error)})
+        return True
 
     def _serve_raw(self, handler: Callable[[Any], Awaitable[Any]], msg_id: Any, params: Any) -> None:
         now = self.raw_now.get(handler)
