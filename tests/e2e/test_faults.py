@@ -126,6 +126,12 @@ async def test_progress_cancel_kills_the_tool(start: Start, tmp_path: Path) -> N
     assert caught.value.code == REQUEST_CANCELLED
     await assert_gone(tool_pid, child_pid)
     await editor.alive()
+    # Issue 13, 3: a later command reusing the cancelled token string was cancelled at once.
+    require_tool("ruff")
+    again = types.ExecuteCommandParams(command="lintel.lint", arguments=[], work_done_token=token)
+    result = await asyncio.wait_for(editor.client.workspace_execute_command_async(again), 60)
+    assert result is not None
+    assert result["check"] == "lint"
 
 
 # -- 16: shutdown -----------------------------------------------------------------------------------------

@@ -240,6 +240,9 @@ class Progress:
     async def begin(self) -> None:
         if self.token is None:
             return
+        # A token string the client reuses starts afresh: an earlier run's cancelled future would cancel this
+        # run at once.
+        self.server.work_done_progress.tokens.pop(self.token, None)
         self.server.work_done_progress.begin(
             self.token, types.WorkDoneProgressBegin(title=self.title, cancellable=True, message="starting")
         )
@@ -272,6 +275,8 @@ class Progress:
             self._ticker.cancel()
         elapsed = time.monotonic() - self.started_at
         self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=f"done in {elapsed:.1f}s"))
+        # pygls keeps a future per token forever (with the callback that holds this run's task): ~12 KB a command.
+        self.server.work_done_progress.tokens.pop(self.token, None)
 
 
 def setup(server: LintelServer, diagnostics: Diagnostics, forward: ForwardCommand) -> Commands:
