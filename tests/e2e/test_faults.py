@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -149,6 +150,23 @@ async def test_shutdown_stops_a_running_tool(start: Start, tmp_path: Path) -> No
     assert server is not None
     assert await asyncio.wait_for(server.wait(), 30) == 0
 
+    await assert_gone(tool_pid, child_pid)
+    request.cancel()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
+async def test_a_stop_signal_stops_running_tools_as_exit_does(start: Start, tmp_path: Path, sig: int) -> None:
+    """Issue 13, 7: SIGTERM ended the server at once, leaving the tools it ran (and their children) running."""
+    options, pid_file = hanging_typecheck(tmp_path)
+    editor = await start("python", init_options=options)
+    _, request = editor.send_command("lintel.typecheck")
+    tool_pid, child_pid = await wait_for_pids(pid_file)
+    server = editor.client._server
+    assert server is not None
+
+    server.send_signal(sig)
+
+    await asyncio.wait_for(server.wait(), 30)
     await assert_gone(tool_pid, child_pid)
     request.cancel()
 

@@ -5,8 +5,10 @@ It knows none of its features: wiring.py builds them, and they register their ha
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, BinaryIO, Protocol
@@ -151,7 +153,16 @@ class LintelServer(LanguageServer):
                 error_handler=self.report_server_error,
             )
             return
-        await reader.done  # end of input
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            # A stop signal ends the session as a closed stdin does: every run is cancelled (killing its process
+            # group) and the child servers are stopped, instead of the process vanishing with them running.
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, self._stop_on_signal, sig, reader)
+        await reader.done  # end of input, or a stop signal
+
+    def _stop_on_signal(self, sig: signal.Signals, reader: MessageReader) -> None:
+        log.info("%s received: stopping as on exit", sig.name)
+        reader.connection_lost(None)
 
     def _on_message(self, body: bytes) -> None:
         """One message from the editor, parsed once by json.loads (pygls's reader calls its structuring hook on
