@@ -28,7 +28,7 @@ from lintel.languages import FILES_PLACEHOLDER, REPORT_PLACEHOLDER, CheckName, L
 from lintel.languages.binaries import Resolved, not_found_message, override_argv, resolve_binary
 from lintel.parsers import get_parser
 from lintel.parsers.base import ToolOutput
-from lintel.process import ProcessResult, ProcessStartError, run_process
+from lintel.process import PARSE_CAP_BYTES, ProcessResult, ProcessStartError, cap_text, run_process
 from lintel.proxy.servers import resolve_command
 from lintel.registry import project_files, registry_for, scope_to_file
 
@@ -331,6 +331,7 @@ async def run_planned(
                 timeout=timeout,
                 on_start=on_start,
                 stdin=stdin,
+                cap_bytes=PARSE_CAP_BYTES,
             )
         except ProcessStartError as exc:
             # Resolution found the binary, so this is a race (removed since) or a broken file/cwd.
@@ -353,8 +354,11 @@ def _interpret(
     result.stdout = proc.stdout
     result.timed_out = proc.timed_out
     result.duration_ms = proc.duration_ms
-    result.truncated = proc.truncated
-    result.output = compose_output(proc.stdout, proc.stderr, proc.exit_code, proc.timed_out, seconds)
+    # The parser reads the streams whole (up to PARSE_CAP_BYTES); the text kept in `output` is capped.
+    shown_out, cut_out = cap_text(proc.stdout)
+    shown_err, cut_err = cap_text(proc.stderr)
+    result.truncated = proc.truncated or cut_out or cut_err
+    result.output = compose_output(shown_out, shown_err, proc.exit_code, proc.timed_out, seconds)
     parsed = get_parser(spec.parser)(
         ToolOutput(proc.stdout, proc.stderr, proc.exit_code, report),
         ParseContext(cwd=str(spec.paths_from or project.root), root=str(workspace)),
@@ -383,11 +387,13 @@ def _interpret(
         what = "reported findings that could not be parsed" if (proc.exit_code in spec.finding_codes) else "failed"
         result.reason = f"{spec.tool} {what} (exit {proc.exit_code}): {detail}"
     if proc.truncated and result.status != "not_checked":
+        # Beyond what the parser may read (PARSE_CAP_BYTES): say so in the result, not only in a log.
+        result.reason = f"{spec.tool} printed more than {PARSE_CAP_BYTES // 2**20} MiB; findings may be incomplete"
         log.warning("%s output was truncated; findings may be incomplete", spec.tool)
     result.issues = sort_issues(finalize_issues(issues, SourceLines(workspace)))
 
 
-def _read_report(path: Path, limit: int = 20 * 1024 * 1024) -> str | None:
+def _read_report(path: Path, limit: int = PARSE_CAP_BYTES) -> str | None:
     try:
         if path.stat().st_size > limit:
             log.warning("report %s is larger than %d bytes; ignored", path, limit)

@@ -26,6 +26,20 @@ logger = logging.getLogger("lintel.process")
 
 STREAM_CAP_BYTES = 500 * 1024
 TRUNCATED_MARKER = "[TRUNCATED]"
+# What a check's parser may read of a stream: findings must be complete however many there are (100,000 ruff
+# findings are ~41 MB of JSON), while the text kept and shown (`output`) is capped at STREAM_CAP_BYTES.
+PARSE_CAP_BYTES = 64 * 1024 * 1024
+
+
+def cap_text(text: str, cap: int = STREAM_CAP_BYTES) -> tuple[str, bool]:
+    """The first `cap` bytes of `text` (whole characters) with a `[TRUNCATED]` line, and whether it was cut."""
+    if len(text) * 4 <= cap or len(text.encode("utf-8")) <= cap:
+        return text, False
+    head = text.encode("utf-8")[:cap].decode("utf-8", errors="ignore")
+    separator = "" if head.endswith("\n") else "\n"
+    return f"{head}{separator}{TRUNCATED_MARKER}", True
+
+
 TIMEOUT_EXIT_CODE = 124
 
 SHELL = "/bin/sh"

@@ -194,3 +194,18 @@ def test_a_malformed_baseline_is_a_usage_error_naming_what_is_wrong(tmp_path: Pa
     merged = run_lintel("merge", str(tmp_path / "base.json"), "--output", str(tmp_path))
     assert merged.returncode == 2
     assert "Traceback" not in merged.stderr
+
+
+def test_thousands_of_findings_are_all_reported_though_the_output_text_is_capped(tmp_path: Path) -> None:
+    """Issue 13, 5: past the 500 KiB stream cap (~700 ruff findings) ruff's JSON no longer parsed: exit 3, every
+    finding lost. 3,000 findings (~1.2 MB of JSON) must all be reported."""
+    require_tool("ruff")
+    root = project(tmp_path, "pyproject.toml")
+    for n in range(20):
+        (root / f"m{n}.py").write_text("".join(f"x{i} = undefined_{i}\n" for i in range(150)))
+    code, report = lintel_json("check", str(root), "--only", "lint", "-q")
+    assert code == 1
+    assert len(report["issues"]) == 3000
+    assert {i["rule"] for i in report["issues"]} == {"F821"}
+    [run] = report["runs"]
+    assert (run["status"], run["reason"]) == ("findings", None)

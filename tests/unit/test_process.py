@@ -548,3 +548,11 @@ async def test_run_shell_stdin_and_missing_command(tmp_path: Path) -> None:
     result = await run_shell("lintel-no-such-tool --version", cwd=tmp_path)
     assert result.exit_code == 127  # the shell reports it; run_shell itself started fine
     assert "lintel-no-such-tool" in result.stderr
+
+
+def test_cap_text_keeps_whole_characters_and_says_it_cut() -> None:
+    from lintel.process import TRUNCATED_MARKER, cap_text
+
+    assert cap_text("short\n", 100) == ("short\n", False)
+    text, cut = cap_text("é" * 10, 5)  # 2 bytes each: 2 whole characters fit
+    assert (text, cut) == (f"éé\n{TRUNCATED_MARKER}", True)
