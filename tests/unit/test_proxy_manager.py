@@ -176,7 +176,7 @@ class Factory:
         return child
 
 
-POLICY = RestartPolicy(max_restarts=3, window=60.0, base=0.2, cap=1.0)
+POLICY = RestartPolicy(max_restarts=3, window=60.0, base=0.2, cap=1.0, cooldown=2.0)
 
 
 @pytest.fixture
@@ -336,6 +336,11 @@ async def test_restarts_back_off_and_stop_after_the_limit(manager: Manager, hook
     assert cause.startswith("gave-up:go:")
     assert "gopls for /work/project/api failed 4 times within 60s; lintel stopped restarting it" in message
     assert "was killed by SIGKILL" in message
+    assert "It tries again in 2 seconds, or at once when its settings change" in message
+    # Issue 13, 8: giving up was for the whole session; after the cool-down the next request tries again.
+    await asyncio.sleep(2.1)
+    assert await manager.child_for(uri("api/a.go")) is not None
+    assert len(factory.made) == 5
 
 
 async def test_failed_starts_count_towards_the_limit_and_say_why(

@@ -112,6 +112,8 @@ class RestartPolicy:
     window: float = 60.0
     base: float = 1.0
     cap: float = 8.0
+    # After giving up, the next request past this many seconds tries again (a fixed config, a rebuilt binary).
+    cooldown: float = 300.0
 
     def delay(self, recent_failures: int) -> float:
         if recent_failures <= 1:
@@ -127,6 +129,7 @@ class Slot:
     start_at: float = 0.0  # monotonic time the pending start begins (after its backoff)
     failures: list[float] = field(default_factory=list)  # monotonic times, for the restart limit
     gave_up: bool = False
+    retry_at: float = 0.0  # monotonic time a slot that gave up tries again
     spec: ChildSpec | None = None  # what its child was last started from
     documents: dict[str, None] = field(default_factory=dict)  # uris it owns, in the order they were opened
     synced: set[str] = field(default_factory=set)  # uris the current child has been told are open
@@ -277,6 +280,9 @@ class Manager:
         return slot
 
     async def _ready(self, slot: Slot) -> Child | None:
+        if slot.gave_up and time.monotonic() >= slot.retry_at:
+            log.info("%s: %gs since lintel gave up on it: trying again", slot.id, self._policy.cooldown)
+            slot.gave_up, slot.failures = False, []
         if self._closed or slot.gave_up or not self._hooks.trusted():
             return None
         child = slot.running()
@@ -310,12 +316,14 @@ class Manager:
                 log.info("%s: restart %d within %gs", slot.id, recent, policy.window)
             return policy.delay(recent)
         slot.gave_up = True
+        slot.retry_at = now + policy.cooldown
         name = previous.name if previous is not None else slot.key[0]
         reason = previous.failure if previous is not None and previous.failure else "no reason given"
         self._hooks.tell(
             f"gave-up:{slot.id}",
             f"navigation: {name} for {slot.key[1]} failed {recent} times within {policy.window:g}s; "
-            f"lintel stopped restarting it (last error: {reason})",
+            f"lintel stopped restarting it (last error: {reason}). It tries again in {_duration(policy.cooldown)}, "
+            "or at once when its settings change",
         )
         self._forget(slot)
         return None
@@ -443,3 +451,9 @@ class Manager:
         for slot in self._slots.values():
             if slot.child is not None:
                 slot.child.kill()
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 60:
+        return f"{seconds / 60:g} minute{'' if seconds == 60 else 's'}"
+    return f"{seconds:g} second{'' if seconds == 1 else 's'}"
