@@ -146,6 +146,9 @@ class EditorSettings(_Model):
     forward_server_diagnostics: bool = True
     # A forwarded server's diagnostic for a problem lintel's own tools report at the same place is left out.
     dedupe_server_diagnostics: bool = True
+    # Files above this size (KiB) are not sent to language servers: one 20 MB file slowed every other file's
+    # hover for seconds. 0: no limit.
+    max_forwarded_file_kb: int = Field(4096, ge=0, le=1_048_576)
 
 
 class ProjectSettings(_Model):

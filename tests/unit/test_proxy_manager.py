@@ -109,6 +109,7 @@ class Hooks:
     removed: set[Path] = field(default_factory=set)  # roots whose workspace folder is gone
     argv: dict[str, tuple[str, ...]] = field(default_factory=dict)  # configured server commands
     running: list[str] = field(default_factory=list)  # the ids of children as they were started
+    limit: int = 0  # editor.maxForwardedFileKb in bytes; 0: none
 
     def trusted(self) -> bool:
         return self.is_trusted
@@ -138,6 +139,9 @@ class Hooks:
     def tell(self, cause: str, message: str) -> None:
         if cause not in {c for c, _ in self.told}:
             self.told.append((cause, message))
+
+    def forward_limit(self, uri: str) -> int:
+        return self.limit
 
     def started(self, child: Any) -> None:
         self.running.append(child.spec.id)
@@ -471,3 +475,20 @@ async def test_a_slot_that_gave_up_tries_again_once_its_command_changes(
     child = await manager.child_for(uri("api/a.go"))
     assert child is not None
     assert child.spec.argv == ("gopls", "serve")
+
+
+async def test_a_document_above_the_size_limit_is_not_sent_and_the_user_is_told_once(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    """Issue 13, 8: a 20 MB file sent to a child made hover on another file take 20 s."""
+    hooks.limit = 1024
+    manager.did_open(hooks.open("api/small.go", "package api\n"))
+    child = await manager.child_for(uri("api/small.go"))
+    assert child is not None
+    big = hooks.open("api/big.go", "// é\n" * 400)  # 2,400 bytes in 2,000 characters
+    manager.did_open(big)
+    manager.did_open(big)
+    assert [m for m, p in factory.made[0].sent if p.text_document.uri.endswith("big.go")] == []
+    [message] = [m for c, m in hooks.told if c.startswith("too-big:")]
+    assert "big.go is 0.0 MiB, more than editor.maxForwardedFileKb (1 KiB)" in message
+    assert await manager.child_for(uri("api/small.go")) is child  # the other files keep their server

@@ -50,6 +50,8 @@ DESCRIPTIONS: Mapping[str, str] = {
     "editor.lintOnSave": "Lint a file when it is saved.",
     "editor.lintOnChange": "Lint while typing (tools that read stdin, like ruff and eslint); others wait for a save.",
     "editor.formatCheck": "Report files the language's formatter would change.",
+    "editor.maxForwardedFileKb": "Files larger than this many KiB are not sent to the language servers navigation "
+    "uses (a huge generated file would slow every other request); 0 means no limit.",
     "editor.saveDebounceMs": "A save while the previous run for that file is still going waits this many milliseconds.",
     "editor.changeDebounceMs": "Milliseconds of quiet typing before a lint-on-change run starts.",
     "editor.forwardServerDiagnostics": "Show the diagnostics of forwarded language servers (gopls, rust-analyzer…).",

@@ -100,6 +100,9 @@ class ManagerHooks(Protocol):
     def tell(self, cause: str, message: str) -> None:
         """Tell the user once per cause (window/showMessage); always log."""
 
+    def forward_limit(self, uri: str) -> int:
+        """The largest document (bytes) sent to a child for `uri`; 0: no limit."""
+
     def started(self, child: Child) -> None:
         """A child is running, its documents replayed (what it offers the editor can be registered)."""
 
@@ -205,6 +208,8 @@ class Manager:
         if located is None:
             return
         language, root = located
+        if self._too_big(params.text_document):
+            return
         if root is None:
             # Outside the workspace (the editor followed a definition into a library): kept in sync with a
             # running child of its language, which answers for it; none is started for it.
@@ -222,6 +227,24 @@ class Manager:
             slot.synced.add(uri)
         else:
             self._background(self._ready(slot))  # started on its language's first document
+
+    def _too_big(self, document: types.TextDocumentItem) -> bool:
+        """A document above the size limit is not sent: a child parsing a 20 MB file answers nothing else for
+        seconds. Requests for it then find no child (navigation is unavailable there), said once per file."""
+        limit = self._hooks.forward_limit(document.uri)
+        text = document.text
+        if not limit or len(text) * 4 <= limit:
+            return False
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size <= limit:
+            return False
+        self._hooks.tell(
+            f"too-big:{document.uri}",
+            f"navigation: {document.uri.rsplit('/', 1)[-1]} is {size / 2**20:.1f} MiB, more than "
+            f"editor.maxForwardedFileKb ({limit // 1024} KiB): it is not sent to the language server, so "
+            "navigation is unavailable in it",
+        )
+        return True
 
     def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         slot, child = self._synced(params.text_document.uri)

@@ -19,6 +19,7 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
+from lintel.config import EditorSettings
 from lintel.languages import LANGUAGES
 from lintel.proxy.client import REQUEST_FAILED, Answer, ChildClient, ChildSpec, child_capabilities
 from lintel.proxy.encoding import LineCache, Recoder
@@ -135,6 +136,12 @@ class ServerHooks:
 
     def tell(self, cause: str, message: str) -> None:
         self._server.notifier.once(cause, message)
+
+    def forward_limit(self, uri: str) -> int:
+        path = _path(uri)
+        folder = self._server.session.folder_for(path) if path is not None else None
+        settings = folder.config.editor if folder is not None else EditorSettings()
+        return settings.max_forwarded_file_kb * 1024
 
     def started(self, child: Child) -> None:
         """The child's commands (a completion item's, a code lens's) registered with an editor that registers
