@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from lintel.detect import detect
 from lintel.gitignore import IgnoreRules
 from lintel.languages import LANGUAGES, CheckName, LanguageSpec, Project, Registry, Workspace
 from lintel.languages.base import SKIPPED_DIRS
@@ -281,25 +282,12 @@ def _nearest(folder: Path, languages: Registry, spec: LanguageSpec | None, stop:
             if present:
                 return [spec.inspect(spec, folder, present)]
         else:
-            projects = _projects_at(folder, languages)
+            projects = detect(folder, languages)
             if projects:
                 return projects
         if folder == stop or folder.parent == folder:
             return []
         folder = folder.parent
-
-
-def _projects_at(folder: Path, languages: Registry) -> list[Project]:
-    try:
-        names = [entry.name for entry in folder.iterdir() if entry.is_file()]
-    except OSError:
-        return []
-    found: list[Project] = []
-    for spec in languages:
-        present = spec.markers_in(folder, names)
-        if present:
-            found.append(spec.inspect(spec, folder, present))
-    return found
 
 
 def repository_root(path: Path) -> Path | None:
