@@ -1,0 +1,51 @@
+"""The contract between the worker pool and each tool's warm worker (eslint's Node worker, `ruff server`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from lintel.issues import Issue
+
+
+@dataclass(frozen=True)
+class WorkerKey:
+    """One worker per tool and project root (the folder the CLI run of that tool starts in)."""
+
+    tool: str  # the Issue source the CLI run gives: "eslint", "ruff"
+    root: Path
+
+
+class WorkerError(Exception):
+    """The worker could not answer this request: it crashed, timed out, answered something unreadable, or cannot
+    load the tool. The caller lints with the CLI instead; the pool starts a fresh worker on a later request."""
+
+
+class LintWorker(Protocol):
+    """A warm tool. One request at a time; a request superseded by a newer one may be cancelled (the awaiting
+    task is cancelled: the worker must stay usable, or say it is not through `alive`)."""
+
+    key: WorkerKey
+
+    async def start(self) -> None:
+        """Start the tool and wait until it can lint; WorkerError when it cannot."""
+
+    async def lint(self, file: Path, text: str, *, workspace: Path) -> list[Issue]:
+        """The findings for `file` (absolute, inside `key.root`) with content `text`, as lintel's parser for the
+        same tool reads them from the CLI's output, before finalizing: `file` relative to `workspace`, 1-based
+        line and column as the CLI prints them, same rule, message and severity. The caller finalizes
+        (fingerprints), keeps the file's own and sorts, as for a CLI run. WorkerError when it cannot answer."""
+
+    def watched(self) -> Sequence[Path]:
+        """Files whose change (created, removed, modified) means the tool's configuration or installation changed
+        and the worker must be restarted (`eslint.config.*`, `package.json`, the lock file,
+        `node_modules/eslint/package.json`; `pyproject.toml`, `ruff.toml`, `.ruff.toml`)."""
+
+    @property
+    def alive(self) -> bool:
+        """Whether it can take another request (False once its process ended)."""
+
+    async def stop(self) -> None:
+        """End it and every process it started; idempotent."""
