@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
-from lintel import __version__, merge
+from lintel import __version__, merge, orphans
 from lintel.baseline import Baseline, BaselineError, load_baseline
 from lintel.checks import RunResult, dedupe_issues, detect_document, run_pairs, sort_issues
 from lintel.config import LintelConfig, ValidatorConfig, load_config
@@ -420,6 +420,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if getattr(args, "language", None) is not None:
         args.language = normalize_language(args.language)
+    # What lintel starts must not outlive it, even a SIGKILL of lintel (orphans.py); `detect` and `merge` start
+    # nothing that runs on.
+    watchdog = orphans.guard() if args.command in ("check", "serve") else None
     try:
         if args.command == "check":
             return cmd_check(args)
@@ -434,6 +437,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    finally:
+        if watchdog is not None:
+            watchdog.release()
     raise AssertionError(f"unhandled command {args.command}")
 
 

@@ -171,6 +171,94 @@ async def test_a_stop_signal_stops_running_tools_as_exit_does(start: Start, tmp_
     request.cancel()
 
 
+# A tool that leaves the process group lintel started it in: its child calls setsid, as daemons do.
+DETACHING_TOOL = """\
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+detached = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+with open(sys.argv[1] + ".tmp", "w") as out:
+    out.write(f"{os.getpid()} {child.pid} {detached.pid}")
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(600)
+"""
+
+# A navigation server that records its pid, then becomes the silent server.
+RECORDING_SERVER = """\
+import os, sys
+with open(sys.argv[1] + ".tmp", "w") as out:
+    out.write(str(os.getpid()))
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+os.execv(sys.executable, [sys.executable, sys.argv[2]])
+"""
+
+
+async def assert_all_gone(pids: Sequence[int], timeout: float = 10) -> None:
+    """Every pid ended (a zombie counts as gone: after lintel's death whoever adopted it reaps it)."""
+    deadline = time.monotonic() + timeout
+    while alive := [pid for pid in pids if running(pid, orphan=True)]:
+        if time.monotonic() > deadline:
+            for pid in alive:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            raise AssertionError(f"still running {timeout:g}s after lintel was killed: {alive} of {list(pids)}")
+        await asyncio.sleep(0.05)
+
+
+async def test_sigkill_of_the_server_leaves_no_process_behind(start: Start, tmp_path: Path) -> None:
+    """Issue 13, 7: after a SIGKILL of lintel, 7 processes it had started were still running, `go test` among them.
+    Its tool, the tool's child, a grandchild that left the group (setsid) and its language server are all ended."""
+    tool = tmp_path / "detach.py"
+    tool.write_text(DETACHING_TOOL, encoding="utf-8")
+    tool_pids = tmp_path / "tool-pids"
+    wrapper = tmp_path / "server.py"
+    wrapper.write_text(RECORDING_SERVER, encoding="utf-8")
+    server_pid_file = tmp_path / "server-pid"
+    silent = Path(__file__).with_name("silent_language_server.py")
+    python = {
+        "typecheck": [sys.executable, str(tool), str(tool_pids)],
+        "server": [sys.executable, str(wrapper), str(server_pid_file), str(silent)],
+    }
+    editor = await start("python", init_options={"languages": {"python": python}})
+    editor.open(PRICING)
+    _, request = editor.send_command("lintel.typecheck")
+    started = [*await wait_for_pids(tool_pids), *await wait_for_pids(server_pid_file)]
+    assert len(started) == 4
+    server = editor.client._server
+    assert server is not None
+
+    server.kill()
+
+    await asyncio.wait_for(server.wait(), 30)
+    await assert_all_gone(started)
+    request.cancel()
+
+
+async def test_sigkill_of_lintel_check_leaves_no_process_behind(tmp_path: Path) -> None:
+    """The same for `lintel check`: its tools outlive neither a finished nor a killed check."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n', encoding="utf-8")
+    (project / "m.py").write_text("x = 1\n", encoding="utf-8")
+    tool = tmp_path / "detach.py"
+    tool.write_text(DETACHING_TOOL, encoding="utf-8")
+    pid_file = tmp_path / "pids"
+    (project / "lintel.toml").write_text(
+        f"[languages.python]\ntypecheck = {[sys.executable, str(tool), str(pid_file)]!r}\n".replace("'", '"'),
+        encoding="utf-8",
+    )
+    check = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "lintel", "check", str(project), "--only", "typecheck",
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    started = await wait_for_pids(pid_file)
+    assert len(started) == 3
+
+    check.kill()
+
+    await check.wait()
+    await assert_all_gone(started)
+
+
 # -- 8: bad input -----------------------------------------------------------------------------------------
 
 
