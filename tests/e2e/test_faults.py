@@ -233,6 +233,33 @@ async def test_sigkill_of_the_server_leaves_no_process_behind(start: Start, tmp_
     request.cancel()
 
 
+async def test_restart_servers_starts_the_language_server_again(start: Start, tmp_path: Path) -> None:
+    """Issue 13, 8: `lintel.restartServers` — the language servers restarted on request (a given-up one too)."""
+    wrapper = tmp_path / "server.py"
+    wrapper.write_text(RECORDING_SERVER, encoding="utf-8")
+    pid_file = tmp_path / "server-pid"
+    silent = Path(__file__).with_name("silent_language_server.py")
+    python = {"server": [sys.executable, str(wrapper), str(pid_file), str(silent)]}
+    editor = await start("python", init_options={"languages": {"python": python}})
+    offered = editor.result.capabilities.execute_command_provider
+    assert offered is not None
+    assert "lintel.restartServers" in offered.commands
+    editor.open(PRICING)
+    [first] = await wait_for_pids(pid_file)
+    pid_file.unlink()
+
+    result = await editor.execute("lintel.restartServers", {"language": "Python"}, timeout=60)
+
+    [entry] = result["restarted"]
+    assert entry["language"] == "python"
+    assert entry["running"] is True
+    [second] = await wait_for_pids(pid_file)
+    assert second != first
+    await assert_all_gone([first])
+    assert await editor.execute("lintel.restartServers", {"language": "go"}) == {"restarted": []}
+    await editor.alive()
+
+
 async def test_sigkill_of_lintel_check_leaves_no_process_behind(tmp_path: Path) -> None:
     """The same for `lintel check`: its tools outlive neither a finished nor a killed check."""
     project = tmp_path / "project"

@@ -340,11 +340,66 @@ async def test_restarts_back_off_and_stop_after_the_limit(manager: Manager, hook
     assert cause.startswith("gave-up:go:")
     assert "gopls for /work/project/api failed 4 times within 60s; lintel stopped restarting it" in message
     assert "was killed by SIGKILL" in message
-    assert "It tries again in 2 seconds, or at once when its settings change" in message
+    assert (
+        "It tries again in 2 seconds, at once when its settings change, or on the command lintel.restartServers"
+        in message
+    )
     # Issue 13, 8: giving up was for the whole session; after the cool-down the next request tries again.
     await asyncio.sleep(2.1)
-    assert await manager.child_for(uri("api/a.go")) is not None
+    child = await manager.child_for(uri("api/a.go"))
+    assert child is not None
     assert len(factory.made) == 5
+    # ...with the document the editor still has open, which the failed ones had been sent.
+    assert isinstance(child, FakeChild)
+    assert [p.text_document.uri for m, p in child.sent if m == types.TEXT_DOCUMENT_DID_OPEN] == [uri("api/a.go")]
+
+
+async def test_restart_starts_every_child_again_with_its_documents_given_up_ones_too(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    """Issue 13, 8: `lintel.restartServers` — a server given up on comes back without waiting for the cool-down."""
+    manager.did_open(hooks.open("api/a.go", "package api"))
+    manager.did_open(hooks.open("web/b.ts"))
+    go = await manager.child_for(uri("api/a.go"))
+    web = await manager.child_for(uri("web/b.ts"))
+    assert go is not None
+    assert web is not None
+    for _ in range(8):  # four failures within the minute: given up
+        running = await manager.child_for(uri("api/a.go"))
+        if hooks.told:
+            break
+        if isinstance(running, FakeChild):
+            running.crash()
+        await asyncio.sleep(0.5)
+    go_made = [c for c in factory.made if c.spec.language == "go"]
+    assert hooks.told and hooks.told[-1][0].startswith("gave-up:go:")
+    assert await manager.child_for(uri("api/a.go")) is None
+
+    restarted = await manager.restart("go")
+
+    assert [s.id for s in restarted] == [f"go:{ROOT / 'api'}"]
+    new_go = restarted[0].running()
+    assert isinstance(new_go, FakeChild)
+    assert new_go not in go_made
+    assert [(m, p.text_document.text) for m, p in new_go.sent] == [(types.TEXT_DOCUMENT_DID_OPEN, "package api")]
+    assert await manager.child_for(uri("api/a.go")) is new_go
+    assert not web.stopped  # another language: untouched
+
+    everything = await manager.restart()
+    assert sorted(s.key[0] for s in everything) == ["go", "node"]
+    assert web.stopped
+    assert new_go.stopped
+    assert all(s.running() is not None for s in everything)
+
+
+async def test_restart_in_an_untrusted_workspace_starts_nothing(
+    manager: Manager, hooks: Hooks, factory: Factory
+) -> None:
+    manager.did_open(hooks.open("api/a.go"))
+    await manager.child_for(uri("api/a.go"))
+    hooks.is_trusted = False
+    assert await manager.restart() == []
+    assert len(factory.made) == 1
 
 
 async def test_failed_starts_count_towards_the_limit_and_say_why(

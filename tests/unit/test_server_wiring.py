@@ -38,12 +38,16 @@ def test_create_server_registers_every_feature() -> None:
 
 
 def test_the_commands_offered_are_the_commands_handled() -> None:
-    handled = Commands(LintelServer(), Diagnostics(LintelServer()), forward=_never).handlers
+    handled = Commands(LintelServer(), Diagnostics(LintelServer()), forward=_never, restart=_no_restart).handlers
     assert tuple(handled) == OFFERED
 
 
 async def _never(command: str, arguments: Any) -> Any:
     raise AssertionError(f"{command} forwarded")
+
+
+async def _no_restart(language: str | None) -> Any:
+    raise AssertionError("servers restarted")
 
 
 def execute(command: str) -> types.ExecuteCommandParams:
@@ -58,7 +62,7 @@ async def test_an_unknown_command_goes_to_the_injected_forwarder() -> None:
         return {"done": command}
 
     server = LintelServer()
-    runner = Commands(server, Diagnostics(server), forward)
+    runner = Commands(server, Diagnostics(server), forward, _no_restart)
     assert await runner.execute(execute("gopls.tidy")) == {"done": "gopls.tidy"}
     assert asked == [("gopls.tidy", [{"x": 1}])]
 
@@ -69,7 +73,7 @@ async def test_a_command_no_one_offers_is_invalid() -> None:
 
     server = LintelServer()
     with pytest.raises(JsonRpcException, match=r"unknown command 'nobody\.offers'") as raised:
-        await Commands(server, Diagnostics(server), forward).execute(execute("nobody.offers"))
+        await Commands(server, Diagnostics(server), forward, _no_restart).execute(execute("nobody.offers"))
     assert raised.value.code == commands.INVALID_PARAMS
 
 

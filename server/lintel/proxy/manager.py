@@ -346,9 +346,10 @@ class Manager:
             f"gave-up:{slot.id}",
             f"navigation: {name} for {slot.key[1]} failed {recent} times within {policy.window:g}s; "
             f"lintel stopped restarting it (last error: {reason}). It tries again in {_duration(policy.cooldown)}, "
-            "or at once when its settings change",
+            "at once when its settings change, or on the command lintel.restartServers",
         )
-        self._forget(slot)
+        # Its documents stay the slot's: whichever start comes next replays them (no file is left un-opened).
+        slot.synced = set()
         return None
 
     @staticmethod
@@ -439,6 +440,26 @@ class Manager:
             slot.gave_up = False
             if slot.documents and isinstance(plan, ChildSpec):
                 self._background(self._ready(slot))
+
+    async def restart(self, language: str | None = None) -> list[Slot]:
+        """`lintel.restartServers`: every child (of `language`) stopped, its failures and any give-up forgotten,
+        and started again at once with its documents (a slot with no open document starts on its next one).
+        The slots restarted, once their children are up (or failed again)."""
+        if self._closed or not self._hooks.trusted():
+            return []
+        chosen = [s for key, s in self._slots.items() if language is None or key[0] == language]
+        chosen = [s for s in chosen if s.child is not None or s.starting is not None or s.gave_up or s.documents]
+        for slot in chosen:
+            if slot.starting is not None:
+                with contextlib.suppress(BaseException):
+                    await asyncio.shield(slot.starting)
+            log.info("%s: restarting on request", slot.id)
+            await self._stop_child(slot)
+            slot.spec = None
+            slot.failures.clear()
+            slot.gave_up = False
+        await asyncio.gather(*(self._ready(s) for s in chosen if s.documents), return_exceptions=True)
+        return chosen
 
     async def _stop_child(self, slot: Slot) -> None:
         child, slot.child = slot.child, None

@@ -24,7 +24,7 @@ from lintel.discover import Discovery, describe, discover, nearest_above
 from lintel.languages import CheckName, Project, Registry
 from lintel.server.diagnostics import Diagnostics
 from lintel.server.session import Folder
-from lintel.server.shared import NOT_FORWARDED, ForwardCommand
+from lintel.server.shared import NOT_FORWARDED, ForwardCommand, RestartServers
 from lintel.validators import run_validators
 from lintel.validators import select as select_validators
 
@@ -43,8 +43,9 @@ FORMAT = "lintel.format"
 LAST_TEST_FAILURES = "lintel.lastTestFailures"
 DETECT = "lintel.detect"
 VALIDATE = "lintel.validate"
+RESTART_SERVERS = "lintel.restartServers"
 # lintel's own commands; the editor is told of these (executeCommandProvider), a child's go by registration.
-OFFERED = (RUN_TESTS, TYPECHECK, LINT, FORMAT, LAST_TEST_FAILURES, DETECT, VALIDATE)
+OFFERED = (RUN_TESTS, TYPECHECK, LINT, FORMAT, LAST_TEST_FAILURES, DETECT, VALIDATE, RESTART_SERVERS)
 
 
 class CommandArgs(BaseModel):
@@ -78,10 +79,13 @@ def parse_args(command: str, arguments: Any) -> CommandArgs:
 
 
 class Commands:
-    def __init__(self, server: LintelServer, diagnostics: Diagnostics, forward: ForwardCommand) -> None:
+    def __init__(
+        self, server: LintelServer, diagnostics: Diagnostics, forward: ForwardCommand, restart: RestartServers
+    ) -> None:
         self.server = server
         self.diagnostics = diagnostics
         self.forward = forward
+        self.restart = restart
         self.handlers: dict[str, Callable[[types.ExecuteCommandParams, CommandArgs], Awaitable[Any]]] = {
             RUN_TESTS: lambda p, a: self.run(p, a, "test"),
             TYPECHECK: lambda p, a: self.run(p, a, "typecheck"),
@@ -90,6 +94,7 @@ class Commands:
             LAST_TEST_FAILURES: self.last_test_failures,
             DETECT: self.detect,
             VALIDATE: self.validate,
+            RESTART_SERVERS: self.restart_servers,
         }
 
     async def execute(self, params: types.ExecuteCommandParams) -> Any:
@@ -206,6 +211,12 @@ class Commands:
             self.diagnostics.publish_validation(folder, result)
         return [r.to_json() for r in results]
 
+    async def restart_servers(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
+        """The language servers navigation goes to (of `language`, or all), restarted — a given-up one too."""
+        if not self.server.session.trusted:
+            raise failed("this workspace is not trusted: lintel runs no language server here")
+        return await self.restart(normalize_language(args.language))
+
 
 def one_of(discovery: Discovery, language: str | None, languages: Registry, place: str) -> Project:
     """The one project (a workspace root stands for its members) under a folder, or the contract's error."""
@@ -279,8 +290,8 @@ class Progress:
         self.server.work_done_progress.tokens.pop(self.token, None)
 
 
-def setup(server: LintelServer, diagnostics: Diagnostics, forward: ForwardCommand) -> Commands:
-    commands = Commands(server, diagnostics, forward)
+def setup(server: LintelServer, diagnostics: Diagnostics, forward: ForwardCommand, restart: RestartServers) -> Commands:
+    commands = Commands(server, diagnostics, forward, restart)
     server.commands = commands
     for name in OFFERED:
         # Registered with pygls only so executeCommandProvider lists them; LintelProtocol dispatches.

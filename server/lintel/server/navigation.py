@@ -351,6 +351,7 @@ class Navigation:
     in line with the configuration (lifecycle's reload) and stopped at its shutdown."""
 
     def __init__(self, server: LintelServer, diagnostics: Diagnostics, own_commands: Collection[str]) -> None:
+        self._server = server
         self.bridge = EditorBridge(server, diagnostics)
         self.hooks = ServerHooks(server, own_commands)
         self.manager = Manager(lambda spec: ChildClient(spec, self.bridge), self.hooks)
@@ -361,6 +362,26 @@ class Navigation:
 
     async def stop(self) -> None:
         await self.manager.shutdown()
+
+    async def restart_servers(self, language: str | None) -> dict[str, Any]:
+        """Every child language server (of `language`) restarted now, a given-up one included: the user fixed
+        what made it fail, or it is stuck. What each slot's new child came to."""
+        slots = await self.manager.restart(language)
+        notifier = self._server.notifier
+        for cause in ("gave-up:", "start-failed:", "missing:"):
+            notifier.forget(cause)  # a new failure of a restarted server is told again
+        restarted = []
+        for slot in slots:
+            child = slot.running()
+            entry: dict[str, Any] = {"language": slot.key[0], "root": str(slot.key[1]), "running": child is not None}
+            if child is not None:
+                entry["server"] = child.name
+            elif not slot.documents:
+                entry["note"] = "no open document: it starts with the next one"
+            elif slot.child is not None and slot.child.failure:
+                entry["failure"] = slot.child.failure
+            restarted.append(entry)
+        return {"restarted": restarted}
 
     async def forward_command(self, command: str, arguments: Any) -> Any:
         """A command a child offers, run by that child; NOT_FORWARDED when no child offers it."""

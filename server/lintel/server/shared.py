@@ -25,6 +25,10 @@ NOT_FORWARDED: Any = _NotForwarded()
 # commands.py calls); NOT_FORWARDED when none does.
 ForwardCommand = Callable[[str, Any], Awaitable[Any]]
 
+# `lintel.restartServers`: the child language servers (of a language, or all) restarted (navigation.py provides,
+# commands.py calls); what was restarted, as the command's JSON result.
+RestartServers = Callable[["str | None"], Awaitable[Any]]
+
 
 def uri_path(uri: str) -> Path | None:
     """The file a `file:` URI names; None for other schemes."""

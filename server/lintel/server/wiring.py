@@ -16,5 +16,5 @@ def create_server() -> LintelServer:
     children = navigation.setup(server, diagnostics, own_commands=commands.OFFERED)
     life = lifecycle.setup(server, diagnostics, children)
     documents.setup(server, diagnostics, reload=life.reload)
-    commands.setup(server, diagnostics, forward=children.forward_command)
+    commands.setup(server, diagnostics, forward=children.forward_command, restart=children.restart_servers)
     return server
