@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lintel.wire import encode
 
 from tests.e2e.conftest import SERVER_COMMAND
@@ -19,32 +20,48 @@ TIMEOUT = 30
 
 
 class Raw:
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
+    """The editor's end of the connection, stdio or TCP, as bytes."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter | Any) -> None:
+        self.reader = reader
+        self.writer = writer
 
     def send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(encode(message))
+        self.writer.write(encode(message))
 
     async def answer_to(self, msg_id: int | str) -> dict[str, Any]:
         """The response to `msg_id`; the server's own requests meanwhile are answered with null."""
-        assert self.proc.stdout is not None
         while True:
-            headers = await asyncio.wait_for(self.proc.stdout.readuntil(b"\r\n\r\n"), TIMEOUT)
+            headers = await asyncio.wait_for(self.reader.readuntil(b"\r\n\r\n"), TIMEOUT)
             length = int(headers.split(b":")[1].split(b"\r\n")[0])
-            message: dict[str, Any] = json.loads(await self.proc.stdout.readexactly(length))
+            message: dict[str, Any] = json.loads(await self.reader.readexactly(length))
             if "method" in message and "id" in message:
                 self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
             elif message.get("id") == msg_id:
                 return message
 
 
-async def test_requests_outside_the_lifecycle_are_answered_with_the_lsp_errors(tmp_path: Path) -> None:
+async def connect(transport: str) -> tuple[asyncio.subprocess.Process, Raw]:
+    """`lintel serve` over stdio, or over `--tcp 127.0.0.1:0` (the port it picked is on its stderr)."""
+    if transport == "stdio":
+        proc = await asyncio.create_subprocess_exec(
+            *SERVER_COMMAND, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
+        assert proc.stdout is not None
+        return proc, Raw(proc.stdout, proc.stdin)
+    proc = await asyncio.create_subprocess_exec(*SERVER_COMMAND, "--tcp", "127.0.0.1:0", stderr=asyncio.subprocess.PIPE)
+    assert proc.stderr is not None
+    line = (await asyncio.wait_for(proc.stderr.readline(), TIMEOUT)).decode()
+    assert line.startswith("lintel: serving LSP on 127.0.0.1:"), line
+    reader, writer = await asyncio.open_connection("127.0.0.1", int(line.rsplit(":", 1)[1]))
+    return proc, Raw(reader, writer)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "tcp"])
+async def test_requests_outside_the_lifecycle_are_answered_with_the_lsp_errors(tmp_path: Path, transport: str) -> None:
+    """Over TCP too: pygls's own TCP reader served requests before `initialize` and after `shutdown`."""
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n')
-    proc = await asyncio.create_subprocess_exec(
-        *SERVER_COMMAND, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
-    )
-    raw = Raw(proc)
+    proc, raw = await connect(transport)
     hover = {"textDocument": {"uri": (tmp_path / "a.py").as_uri()}, "position": {"line": 0, "character": 0}}
     try:
         raw.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {}})  # dropped, no answer

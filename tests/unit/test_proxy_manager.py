@@ -363,7 +363,7 @@ async def test_restart_starts_every_child_again_with_its_documents_given_up_ones
     go = await manager.child_for(uri("api/a.go"))
     web = await manager.child_for(uri("web/b.ts"))
     assert go is not None
-    assert web is not None
+    assert isinstance(web, FakeChild)
     for _ in range(8):  # four failures within the minute: given up
         running = await manager.child_for(uri("api/a.go"))
         if hooks.told:
@@ -372,7 +372,8 @@ async def test_restart_starts_every_child_again_with_its_documents_given_up_ones
             running.crash()
         await asyncio.sleep(0.5)
     go_made = [c for c in factory.made if c.spec.language == "go"]
-    assert hooks.told and hooks.told[-1][0].startswith("gave-up:go:")
+    assert hooks.told
+    assert hooks.told[-1][0].startswith("gave-up:go:")
     assert await manager.child_for(uri("api/a.go")) is None
 
     restarted = await manager.restart("go")
