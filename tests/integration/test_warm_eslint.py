@@ -1,14 +1,14 @@
 """The warm eslint worker against the eslint CLI, with the project's real eslint: for every file, saved or as an
 unsaved buffer, the worker's findings are the CLI run's, field for field (signature, fingerprint, positions, rule,
-severity, message); and what the pool does when the worker cannot be used."""
+severity, message); and what the pool does when eslint cannot be loaded. The pool's rules on their own, with
+fake workers: tests/unit/test_worker_pool.py."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -16,12 +16,11 @@ import pytest_asyncio
 from lintel.checks import RunResult, run_file_check
 from lintel.config import LintelConfig
 from lintel.detect import nearest_project
-from lintel.issues import Issue
 from lintel.languages import Project
 from lintel.workers.base import WorkerKey
 from lintel.workers.eslint import EslintWorker
 from lintel.workers.kinds import WORKERS
-from lintel.workers.pool import MAX_FAILURES, WorkerKind, WorkerPool
+from lintel.workers.pool import MAX_FAILURES, WorkerPool
 from lintel.workers.warm import warm_file_lint
 
 from tests.helpers import copy_workspace, require_path, require_tool
@@ -199,76 +198,6 @@ async def test_a_worker_that_cannot_load_eslint_fails_over_reports_once_and_rest
         assert [cause for cause, _ in told].count(f"worker:eslint:{root}") == MAX_FAILURES + 1
     finally:
         await pool.stop_all()
-
-
-class FakeWorker:
-    """A worker whose start and answers wait for the test."""
-
-    def __init__(self, key: WorkerKey, starting: asyncio.Event) -> None:
-        self.key = key
-        self.starting = starting
-        self.may_start = asyncio.Event()
-        self.linting = asyncio.Event()
-        self.may_answer = asyncio.Event()
-        self.stopped = False
-
-    async def start(self) -> None:
-        self.starting.set()
-        await self.may_start.wait()
-
-    async def lint(self, file: Path, text: str, *, workspace: Path) -> list[Issue]:
-        self.linting.set()
-        await self.may_answer.wait()
-        return []
-
-    def watched(self) -> list[Path]:
-        return []
-
-    @property
-    def alive(self) -> bool:
-        return not self.stopped
-
-    async def stop(self) -> None:
-        self.stopped = True
-
-
-async def test_a_superseded_request_leaves_the_worker_starting_or_running(tmp_path: Path) -> None:
-    """Superseding a run cancels its request, never the worker: neither its start (saves faster than eslint
-    loads must not restart the loading) nor, once it runs, the worker itself."""
-    made: list[FakeWorker] = []
-    starting = asyncio.Event()
-
-    def factory(key: WorkerKey, binary: Path, env: Mapping[str, str]) -> FakeWorker:
-        made.append(FakeWorker(key, starting))
-        return made[-1]
-
-    pool = WorkerPool({"fake": WorkerKind("true", factory)}, report=lambda cause, message: None)
-    key = WorkerKey("fake", tmp_path)
-
-    def request() -> asyncio.Task[list[Issue] | None]:
-        file = tmp_path / "a.js"
-        return asyncio.ensure_future(
-            pool.lint(key, file, "", workspace=tmp_path, binary=Path("x"), env={}, timeout=60, idle_seconds=300)
-        )
-
-    during_start = request()
-    await starting.wait()
-    during_start.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await during_start
-    during_lint = request()
-    made[0].may_start.set()
-    await made[0].linting.wait()
-    during_lint.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await during_lint
-    answered = request()
-    made[0].may_answer.set()
-    assert await answered == []
-    assert len(made) == 1
-    assert not made[0].stopped
-    await pool.stop_all()
-    assert made[0].stopped
 
 
 async def test_the_worker_runs_in_its_own_process_group_and_stop_ends_it(node_copy: Path) -> None:
