@@ -229,3 +229,18 @@ async def test_no_worker_starts_after_stop_all(tmp_path: Path) -> None:
     await harness.pool.stop_all()
     assert await harness.lint() is None
     assert harness.made == []
+
+
+async def test_a_worker_that_cannot_even_be_made_is_a_reported_start_failure(tmp_path: Path) -> None:
+    def broken(key: WorkerKey, binary: Path, env: Mapping[str, str]) -> FakeWorker:
+        raise RuntimeError("no such worker")
+
+    told: list[tuple[str, str]] = []
+    pool = WorkerPool({"fake": WorkerKind("true", broken)}, report=lambda cause, message: told.append((cause, message)))
+    key = WorkerKey("fake", tmp_path)
+    answer = await pool.lint(
+        key, tmp_path / "a.js", "", workspace=tmp_path, binary=Path("true"), env={}, timeout=60, idle_seconds=300
+    )
+    assert answer is None
+    assert "could not start (no such worker)" in told[0][1]
+    await pool.stop_all()

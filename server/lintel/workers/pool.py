@@ -41,7 +41,7 @@ class WorkerKind:
 
     binary: str
     factory: WorkerFactory
-    # A project the worker cannot lint exactly as the CLI does: the reason (logged once), else None.
+    # A project the worker cannot lint exactly as the CLI does: the reason (logged), else None.
     declines: Callable[[Path], str | None] = lambda root: None
 
 
@@ -177,22 +177,27 @@ class WorkerPool:
                 return None
             slot.resting_until, slot.failures = 0.0, 0  # rested, or its installation changed: try again
         if slot.starting is None:
-            slot.starting = asyncio.ensure_future(self._start(key, slot, kind.factory(key, binary, env), timeout))
+            slot.starting = asyncio.ensure_future(self._start(key, slot, kind, binary, env, timeout))
         # A superseded request stops waiting, the start goes on for the next one: saves that come faster than
         # the tool loads must not restart its loading each time.
         return await asyncio.shield(slot.starting)
 
-    async def _start(self, key: WorkerKey, slot: _Slot, worker: LintWorker, timeout: float) -> LintWorker | None:
+    async def _start(
+        self, key: WorkerKey, slot: _Slot, kind: WorkerKind, binary: Path, env: Mapping[str, str], timeout: float
+    ) -> LintWorker | None:
+        worker: LintWorker | None = None
         try:
+            worker = kind.factory(key, binary, env)
             await _within(worker.start(), timeout)
         except BaseException as exc:
-            with contextlib.suppress(Exception):
-                await worker.stop()
+            if worker is not None:
+                with contextlib.suppress(Exception):
+                    await worker.stop()
+                slot.stamps = {path: stamp(path) for path in worker.watched()}
             slot.starting = None
             if not isinstance(exc, Exception):
                 raise  # cancelled (the pool is stopping): the process is gone, nothing to report
-            reason = str(exc) or f"it did not start within {timeout:g}s"
-            slot.stamps = {path: stamp(path) for path in worker.watched()}
+            reason = str(exc) or (f"it did not start within {timeout:g}s" if worker else repr(exc))
             await self._failed(key, slot, f"could not start ({reason})")
             return None
         slot.starting = None
