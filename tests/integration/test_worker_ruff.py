@@ -289,6 +289,22 @@ async def test_watched_files(tmp_path: Path, start_worker: Start) -> None:
     assert {root / "pkg" / "sub" / "ruff.toml", root / "pkg" / "pyproject.toml"} <= set(worker.watched())
 
 
+async def test_configuration_written_since_start_in_a_new_folder(tmp_path: Path, start_worker: Start) -> None:
+    """The server reads the configuration files once: one written since, where nothing was linted yet (so not
+    watched), ends the worker; a fresh one reads it as the CLI does."""
+    root = write_project(tmp_path / "later")
+    worker = await start_worker(root)
+    await worker.lint(root / "pkg" / "mod.py", "import os\n", workspace=root)
+    (root / "pkg" / "new").mkdir()
+    (root / "pkg" / "new" / "ruff.toml").write_text('[lint]\nselect = ["E"]\n', encoding="utf-8")
+    file = root / "pkg" / "new" / "mod.py"
+    with pytest.raises(WorkerError, match="was written after ruff server started"):
+        await worker.lint(file, "import os\n", workspace=root)
+    assert not worker.alive
+    found = await assert_same_as_cli(await start_worker(root), root, file, "import os\nx = 1 ;\n")
+    assert [i.rule for i in found] == ["E703"]  # the new ruff.toml's rules, not the project's
+
+
 # -- faults and the process ----------------------------------------------------------------------------------
 
 

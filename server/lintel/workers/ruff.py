@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import re
+import time
 from collections import OrderedDict, deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -119,6 +120,7 @@ class RuffWorker:
         self._preview: dict[Path, bool] = {}  # folder -> whether its files are linted with `lint.preview`
         self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
         self._stopped = False
+        self._started_at = 0.0  # wall clock (file modification times are compared with it)
 
     # -- the LintWorker contract --------------------------------------------------------------------------
 
@@ -136,6 +138,7 @@ class RuffWorker:
     async def start(self) -> None:
         """Run `ruff server` in the project root and initialize it; WorkerError when it cannot be."""
         argv = (str(self.binary), "server")
+        self._started_at = time.time()
         label = f"ruff server ({self.key.root})"
         try:
             process = await ChildProcess.spawn(argv, cwd=self.key.root, env=self.env, label=label, tail=self._stderr)
@@ -184,8 +187,10 @@ class RuffWorker:
         uri = file.as_uri()
         # ruff reads a file without its byte order mark (columns on line 1 do not count it); the server would.
         text = text.removeprefix("\ufeff")
+        if file.parent not in self._folders:
+            self._check_new_folder(file.parent)
+            self._folders.add(file.parent)
         self._sync(uri, text)
-        self._folders.add(file.parent)
         report = _json_object(await self._request("textDocument/diagnostic", {"textDocument": {"uri": uri}}))
         if self._refusal is not None:  # said before the answer: ruff read the settings first
             raise WorkerError(self._refusal)
@@ -258,6 +263,18 @@ class RuffWorker:
     @property
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
+
+    def _check_new_folder(self, folder: Path) -> None:
+        """The server read the configuration files below the root once, when it started; one written since in a
+        folder not linted before (so not yet watched) would be the CLI's and not the server's: restart."""
+        for above in (folder, *folder.parents):
+            if above == self.key.root or not above.is_relative_to(self.key.root):
+                return
+            for name in CONFIG_NAMES:
+                with contextlib.suppress(OSError):
+                    if (above / name).stat().st_mtime > self._started_at:
+                        self._fail(f"{above / name} was written after ruff server started")
+                        raise WorkerError(self.failure or "ruff's configuration changed")
 
     # -- documents ------------------------------------------------------------------------------------------
 
