@@ -215,8 +215,8 @@ class Lsp:
             else:
                 publish = await asyncio.wait_for(published, START_TIMEOUT)
                 diagnostics, answered = list(publish.diagnostics), publish.at
-        except asyncio.TimeoutError as error:
-            raise self.fail("no diagnostics for the opened file") from error
+        except (asyncio.TimeoutError, RuntimeError, ConnectionError) as error:
+            raise self.fail(f"no diagnostics for the opened file ({error!r})") from error
         self.first_ms = (answered - server.spawn_started) * 1000
         self.first_keys = diagnostic_keys(diagnostics)
 
@@ -259,8 +259,8 @@ class Lsp:
             else:
                 publish = await asyncio.wait_for(published, SAVE_TIMEOUT)
                 diagnostics, answered = list(publish.diagnostics), publish.at
-        except asyncio.TimeoutError as error:
-            raise self.fail(f"no diagnostics within {SAVE_TIMEOUT:g} s of save {version}") from error
+        except (asyncio.TimeoutError, RuntimeError, ConnectionError) as error:
+            raise self.fail(f"no diagnostics within {SAVE_TIMEOUT:g} s of save {version} ({error!r})") from error
         return Sample((answered - sent) * 1000, diagnostic_keys(diagnostics))
 
     def pids(self) -> list[int]:
