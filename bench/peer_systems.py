@@ -11,7 +11,7 @@ import os
 import shlex
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -155,7 +155,7 @@ class Lsp:
     initialize_ms: float | None = None  # spawn -> initialize response
     first_ms: float | None = None  # spawn -> first answer carrying findings for the opened file
     first_keys: tuple[Key, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    empty_pulls: int = 0  # pulls answered with nothing before the first findings (a server still loading)
 
     @property
     def uri(self) -> str:
@@ -234,7 +234,7 @@ class Lsp:
         bounds the wait)."""
         for attempt in itertools.count():
             if diagnostics := await self.pull_diagnostics():
-                self.extra["empty_pulls"] = attempt
+                self.empty_pulls = attempt
                 return diagnostics
             await asyncio.sleep(0.01)
         raise AssertionError("unreachable")

@@ -345,6 +345,7 @@ async def start_rounds(parent: Path, starts: int) -> dict[str, Any]:
                 if system.first_ms is not None and system.initialize_ms is not None:
                     run["open_ms"] = system.first_ms - system.initialize_ms
                 run["findings"] = len(system.first_keys)
+                run["empty_pulls"] = system.empty_pulls
                 taken[(kind.server, kind.language)].append(run)
     out: dict[str, Any] = {"starts": starts, "servers": {}, "failed": failed}
     for (server, language), runs in taken.items():
@@ -362,6 +363,7 @@ async def start_rounds(parent: Path, starts: int) -> dict[str, Any]:
     for entry in out["servers"].values():
         entry["initialize_ms"] = harness.summary(entry["initialize_ms"])
     out["expected_findings"] = {"python": workloads.PY_FINDINGS, "javascript": workloads.JS_FINDINGS}
+    out["runs"] = {f"{server} ({language or 'initialize only'})": runs for (server, language), runs in taken.items()}
     return out
 
 
