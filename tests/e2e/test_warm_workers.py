@@ -243,3 +243,89 @@ async def test_no_worker_is_left_when_the_server_is_terminated(start: Start, lsp
     server.send_signal(signal.SIGTERM)
     await asyncio.wait_for(server.wait(), 60)
     await wait_gone(pid)
+
+
+# -- ruff's worker (`ruff server`) --------------------------------------------------------------------------------
+
+PY_FILE = "src/inventory/pricing.py"
+
+
+def ruff_servers(root: Path) -> list[int]:
+    """The running `ruff server` workers of the project at `root` (their working directory)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            cwd = Path(os.readlink(f"/proc/{entry}/cwd"))
+        except OSError:
+            continue
+        ours = len(argv) > 1 and argv[0].endswith(b"ruff") and argv[1] == b"server" and cwd == root.resolve()
+        if ours and running(int(entry)):
+            pids.append(int(entry))
+    return pids
+
+
+def the_ruff_server(root: Path) -> int:
+    pids = ruff_servers(root)
+    assert len(pids) == 1, f"expected one ruff server for {root}, found {pids}"
+    return pids[0]
+
+
+async def test_python_saves_publish_the_same_diagnostics_warm_and_cold(start: Start) -> None:
+    """Issue 14: ruff's warm worker publishes exactly what the ruff CLI run does (rule, range, message, data)."""
+    require_linter("python")
+    editor = await start("python", init_options=NO_FORMAT_CHECK)
+    uri, _ = await open_and_wait(editor, PY_FILE)
+    text = editor.path(PY_FILE).read_text(encoding="utf-8")
+    warm = await save_and_wait(editor, uri, text)
+    pid = the_ruff_server(editor.root)
+
+    cold_settings = {"editor": {"warmWorkers": False, "formatCheck": False}}
+    editor.client.workspace_did_change_configuration(types.DidChangeConfigurationParams({"lintel": cold_settings}))
+    os.kill(pid, signal.SIGKILL)
+    await wait_gone(pid)
+    cold = await save_and_wait(editor, uri, text)
+
+    assert ruff_servers(editor.root) == []
+    assert lint_only(warm), "the fixture file has ruff findings"
+    assert described(warm) == described(cold)
+
+
+async def test_a_killed_ruff_worker_leaves_no_save_without_diagnostics_and_is_replaced(start: Start) -> None:
+    require_linter("python")
+    editor = await start("python", init_options=NO_FORMAT_CHECK)
+    uri, opened = await open_and_wait(editor, PY_FILE)
+    first = the_ruff_server(editor.root)
+    os.kill(first, signal.SIGKILL)
+    await wait_gone(first)
+    text = editor.path(PY_FILE).read_text(encoding="utf-8")
+
+    after = await save_and_wait(editor, uri, text)
+
+    assert keys(lint_only(after)) == keys(lint_only(opened))
+    again = await save_and_wait(editor, uri, text)
+    assert keys(lint_only(again)) == keys(lint_only(opened))
+    second = the_ruff_server(editor.root)
+    assert second != first
+
+
+async def test_a_ruff_config_change_restarts_its_worker_with_the_new_rules(start: Start) -> None:
+    require_linter("python")
+    editor = await start("python", init_options=NO_FORMAT_CHECK)
+    uri, opened = await open_and_wait(editor, PY_FILE)
+    assert not any(str(d.code).startswith("D1") for d in opened)
+    first = the_ruff_server(editor.root)
+
+    pyproject = editor.path("pyproject.toml")
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8").replace('select = ["E", "F", "B"]', 'select = ["E", "F", "B", "D1"]'),
+        encoding="utf-8",
+    )
+    published = await save_and_wait(editor, uri, editor.path(PY_FILE).read_text(encoding="utf-8"))
+
+    assert any(str(d.code).startswith("D1") for d in published)
+    second = the_ruff_server(editor.root)
+    assert second != first
+    await wait_gone(first)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintel.workers import eslint
+from lintel.workers import eslint, ruff
 from lintel.workers.pool import WorkerKind
 
 # Keyed by the tool's name as its lint command gives it (ToolSpec.tool, the Issue source).
 WORKERS: Mapping[str, WorkerKind] = {
     "eslint": WorkerKind(binary="node", factory=eslint.EslintWorker, declines=eslint.declines),
-    # ruff's worker (`ruff server`, lintel.workers.ruff) comes with its own branch; its entry then is:
-    # "ruff": WorkerKind(binary="ruff", factory=ruff.RuffWorker),
+    "ruff": WorkerKind(binary="ruff", factory=ruff.RuffWorker),
 }
