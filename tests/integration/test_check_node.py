@@ -1,6 +1,7 @@
 """`lintel check` on the node fixtures, compared with eslint, tsc and node --test run by hand.
 
-tests/workspaces/node is an npm project without lint/typecheck scripts (so lintel's npx defaults run):
+tests/workspaces/node is an npm project without lint/typecheck scripts (so lintel's defaults run, its own
+node_modules/.bin tools called directly):
 eslint findings of five rules in two files, three tsc errors in src/api.ts, one failing node --test test, one
 file prettier would reformat. tests/workspaces/polyglot's node half runs its yarn 1 scripts.
 scripts/setup-dev installs both fixtures' node_modules and yarn.
@@ -8,14 +9,19 @@ scripts/setup-dev installs both fixtures' node_modules and yarn.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lintel.checks import run_file_check
+from lintel.config import LintelConfig
+from lintel.detect import nearest_project
 from lintel.issues import make_fingerprint
 
 from tests.helpers import WORKSPACES, finding_keys, lintel_json, require_path, require_tool, run_tool
@@ -81,8 +87,9 @@ def test_lint_and_typecheck_match_eslint_and_tsc_by_hand() -> None:
     code, report = lintel_json("check", str(NODE), "--only", "lint,typecheck")
     assert code == 1
     lint, typecheck = run_of(report, "lint"), run_of(report, "typecheck")
-    assert lint["argv"] == ["npx", "--no-install", "eslint", ".", "--format", "json"]
-    assert typecheck["argv"] == ["npx", "--no-install", "tsc", "--noEmit", "--pretty", "false"]
+    # The project's own tools, run directly: npx would only find the same files (and start Node once more).
+    assert lint["argv"] == [str(NODE / "node_modules" / ".bin" / "eslint"), ".", "--format", "json"]
+    assert typecheck["argv"] == [str(NODE / "node_modules" / ".bin" / "tsc"), "--noEmit", "--pretty", "false"]
     assert (lint["status"], lint["exitCode"], lint["tool"]) == ("findings", 1, "eslint")
     assert (typecheck["status"], typecheck["exitCode"], typecheck["tool"]) == ("findings", 2, "tsc")
     got = finding_keys(report["issues"])
@@ -135,6 +142,7 @@ def test_format_reports_the_unformatted_file() -> None:
     require_path(NODE / "node_modules" / ".bin" / "prettier")
     _, report = lintel_json("check", str(NODE), "--only", "format")
     run = run_of(report, "format")
+    assert run["argv"] == [str(NODE / "node_modules" / ".bin" / "prettier"), "--check", "."]
     assert (run["status"], run["exitCode"], run["tool"]) == ("findings", 1, "prettier")
     assert [(i["kind"], i["file"]) for i in report["issues"]] == [("format", "src/messy.js")]
 
@@ -149,7 +157,59 @@ def test_missing_eslint_says_how_to_install_it(tmp_path: Path) -> None:
     assert code == 3
     run = run_of(report, "lint")
     assert run["status"] == "not_checked"
+    assert run["argv"] == ["npx", "--no-install", "eslint", ".", "--format", "json"]  # the fallback, never run
     assert run["reason"] == ("lint: eslint: not found on PATH — install it with: npm install --save-dev eslint")
+
+
+def hoisted_workspace(tmp_path: Path) -> Path:
+    """An npm workspace whose member (a copy of the node fixture) has no node_modules of its own: its tools are
+    in the workspace root's, where npm, yarn and pnpm hoist them (here a link to the fixture's node_modules)."""
+    root = tmp_path / "hoisted"
+    shutil.copytree(NODE, root / "packages" / "app", ignore=shutil.ignore_patterns("node_modules"))
+    manifest = {"name": "hoisted", "private": True, "workspaces": ["packages/*"]}
+    (root / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (root / "node_modules").symlink_to(NODE / "node_modules", target_is_directory=True)
+    return root.resolve()
+
+
+def test_tools_hoisted_to_the_workspace_root_run_directly(tmp_path: Path) -> None:
+    require_fixture(NODE)
+    root = hoisted_workspace(tmp_path)
+    code, report = lintel_json("check", str(root), "--only", "lint,typecheck")
+    assert code == 1
+    lint, typecheck = run_of(report, "lint"), run_of(report, "typecheck")
+    assert lint["cwd"] == typecheck["cwd"] == "packages/app"
+    assert lint["argv"] == [str(root / "node_modules" / ".bin" / "eslint"), ".", "--format", "json"]
+    assert typecheck["argv"] == [str(root / "node_modules" / ".bin" / "tsc"), "--noEmit", "--pretty", "false"]
+    in_member = Counter({("packages/app/" + f, line, rule): n for (f, line, rule), n in eslint_by_hand(NODE).items()})
+    in_member.update({("packages/app/" + f, line, rule): n for (f, line, rule), n in tsc_by_hand(NODE).items()})
+    assert finding_keys(report["issues"]) == in_member
+
+
+def test_a_file_check_runs_the_hoisted_tool_directly(tmp_path: Path) -> None:
+    """Lint on save: the same run the server makes for one file, on disk and from the buffer."""
+    require_fixture(NODE)
+    root = hoisted_workspace(tmp_path)
+    file = root / "packages" / "app" / "src" / "util.js"
+    project = nearest_project(file, root)
+    assert project is not None
+    assert project.root == root / "packages" / "app"
+    results = [
+        asyncio.run(run_file_check(project, "lint", file, workspace=root, config=LintelConfig(), text=text))
+        for text in (None, file.read_text(encoding="utf-8"))
+    ]
+    fixture = nearest_project(NODE / "src" / "util.js", NODE)
+    assert fixture is not None
+    own = asyncio.run(run_file_check(fixture, "lint", NODE / "src" / "util.js", workspace=NODE, config=LintelConfig()))
+    assert own is not None
+    assert own.argv[0] == str(NODE / "node_modules" / ".bin" / "eslint")
+    expected = [(i.line, i.column, i.rule, i.message) for i in own.issues]
+    assert expected
+    for result in results:
+        assert result is not None
+        assert result.argv[0] == str(root / "node_modules" / ".bin" / "eslint")
+        assert [(i.line, i.column, i.rule, i.message) for i in result.issues] == expected
+        assert {i.file for i in result.issues} == {"packages/app/src/util.js"}
 
 
 def test_polyglot_runs_the_yarn_scripts_and_only_node() -> None:

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lintel.checks import plan_spec, run_file_check
+from lintel.config import LintelConfig
 from lintel.detect import detect
 from lintel.issues import Issue, ParseContext
 from lintel.languages import FileCheckName, Project, ToolSpec
-from lintel.languages.binaries import resolve_binary
 from lintel.parsers import get_parser
 from lintel.parsers.base import ToolOutput
 from lintel.process import ProcessResult, run_process
@@ -75,18 +76,16 @@ def project_of(workspace: Path, language: str) -> Project:
 
 
 def run_spec(spec: ToolSpec, project: Project, workspace: Path, stdin: str | None = None) -> ProcessResult:
-    """Run a spec as checks.py does: binary through the resolution chain, the spec's env, cwd the project root."""
-    for name in (spec.binary, *spec.requires):
-        resolved = resolve_binary(
-            name, project_root=project.root, workspace_root=workspace, local_only=spec.binary == "npx" and name != "npx"
-        )
-        if not resolved.found:
-            missing_tool(f"{name} is not installed ({spec.install_hint})")
-    binary = resolve_binary(spec.binary, project_root=project.root, workspace_root=workspace).path
+    """Run a spec as checks.py does: planned (binaries resolved, a node tool called in node_modules/.bin rather
+    than through npx), the spec's env, cwd the project root."""
+    planned = plan_spec(project, spec, LintelConfig(), workspace)
+    if planned.missing is not None:
+        missing_tool(f"{planned.missing.name} is not installed ({spec.install_hint})")
+    binary = planned.binaries[0].path
     assert binary is not None
     return asyncio.run(
         run_process(
-            [binary, *spec.argv[1:]],
+            [binary, *planned.spec.argv[1:]],
             cwd=project.root,
             env={**os.environ, "NO_COLOR": "1", **spec.env},
             timeout=600,
@@ -242,6 +241,29 @@ def test_node_eslint_reads_the_buffer_from_stdin(unchanged_on_disk: Callable[[Pa
     text = (NODE / rel).read_text(encoding="utf-8").replace("return a == b;", "return a === b;", 1)
     edited = run_file_scope(NODE, "node", "lint", rel, text=text)
     assert keys(edited.issues) == keys(saved.issues) - {(4, "eqeqeq")}
+
+
+@pytest.mark.tool("node")
+def test_node_file_checks_call_the_projects_own_tools() -> None:
+    """The server's per-file runs (lint on open, save and change; the format check) call node_modules/.bin's
+    eslint and prettier themselves, not through npx, and find what the project run finds."""
+    require_node(NODE, "eslint", "prettier")
+    project = project_of(NODE, "node")
+    rel = "src/util.js"
+    text = (NODE / rel).read_text(encoding="utf-8")
+    runs: list[tuple[FileCheckName, str, str | None]] = [
+        ("lint", "eslint", None),
+        ("lint", "eslint", text),
+        ("format", "prettier", None),
+    ]
+    for check, tool, buffer in runs:
+        result = asyncio.run(
+            run_file_check(project, check, NODE / rel, workspace=NODE, config=LintelConfig(), text=buffer)
+        )
+        assert result is not None
+        assert result.argv[0] == str(NODE / "node_modules" / ".bin" / tool)
+        assert keys(result.issues) == report_keys(node_report(), rel, check)
+    assert report_keys(node_report(), rel, "lint")
 
 
 @pytest.mark.tool("node")

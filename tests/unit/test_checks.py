@@ -12,7 +12,7 @@ from lintel.config import LintelConfig
 from lintel.detect import detect
 from lintel.issues import make_issue
 from lintel.languages import ToolSpec
-from lintel.languages.binaries import command_label, not_found_message, resolve_binary
+from lintel.languages.binaries import command_label, hoisted_folders, not_found_message, resolve_binary
 
 from tests.helpers import make_project
 
@@ -76,8 +76,71 @@ def test_npx_tools_must_be_installed_in_the_project(tmp_path: Path, monkeypatch:
     missing = planned.missing
     assert missing is not None
     assert missing.name == "eslint"
+    eslint = executable(tmp_path / "node_modules" / ".bin" / "eslint")
+    planned = plan_check(project, "lint", LintelConfig(), tmp_path)
+    assert planned.missing is None
+    # Found, it runs itself: the same file npx would have run.
+    assert planned.spec.argv == (str(eslint), ".", "--format", "json")
+    assert [(b.name, b.path, b.via) for b in planned.binaries] == [("eslint", str(eslint), "project")]
+    assert planned.spec.tool == "eslint"
+
+
+def _member(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "package.json").write_text(json.dumps({"name": "w", "workspaces": ["packages/*"]}))
+    member = root / "packages" / "app"
+    member.mkdir(parents=True)
+    (member / "package.json").write_text(json.dumps({"name": "app"}))
+    return member
+
+
+def test_a_tool_hoisted_above_the_project_is_run_directly(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    member = _member(repo)
+    (repo / ".git").mkdir()
+    hoisted = executable(repo / "node_modules" / ".bin" / "tsc")
+    [project] = detect(member)
+    # The editor opened the member alone: the walk still goes up to the repository's top.
+    planned = plan_check(project, "typecheck", LintelConfig(), member)
+    assert planned.spec.argv == (str(hoisted), "--noEmit", "--pretty", "false")
+    nearer = executable(member / "node_modules" / ".bin" / "tsc")
+    assert plan_check(project, "typecheck", LintelConfig(), member).spec.argv[0] == str(nearer)
+
+
+def test_the_walk_up_stops_at_the_repository_or_the_workspace(tmp_path: Path) -> None:
+    outside = executable(tmp_path / "node_modules" / ".bin" / "eslint")  # above the repository: not the project's
+    repo = tmp_path / "repo"
+    member = _member(repo)
+    (repo / ".git").write_text("gitdir: elsewhere\n")  # a worktree's .git is a file
+    [project] = detect(member)
+    planned = plan_check(project, "lint", LintelConfig(), repo)
+    assert planned.spec.argv[:3] == ("npx", "--no-install", "eslint")
+    assert planned.missing is not None
+    assert str(outside) not in planned.missing.tried
+    assert hoisted_folders(member, repo) == [repo / "packages", repo]
+    (repo / ".git").unlink()
+    # No repository: up to the workspace root; a project outside the workspace looks only in itself.
+    assert hoisted_folders(member, repo) == [repo / "packages", repo]
+    assert hoisted_folders(member, member) == []
+    assert hoisted_folders(member, tmp_path / "elsewhere") == []
+
+
+def test_a_binaries_setting_for_the_tool_is_what_runs(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text(json.dumps({"name": "x"}))
+    pinned = executable(tmp_path / "opt" / "prettier")
+    [project] = detect(tmp_path)
+    config = LintelConfig.model_validate({"languages": {"node": {"binaries": {"prettier": str(pinned)}}}})
+    planned = plan_check(project, "format", config, tmp_path)
+    assert planned.spec.argv == (str(pinned), "--check", ".")
+    assert planned.binaries[0].via == "setting"
+
+
+def test_a_users_npx_command_runs_as_written(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text(json.dumps({"name": "x"}))
     executable(tmp_path / "node_modules" / ".bin" / "eslint")
-    assert plan_check(project, "lint", LintelConfig(), tmp_path).missing is None
+    [project] = detect(tmp_path)
+    config = LintelConfig.model_validate({"languages": {"node": {"lint": ["npx", "--no-install", "eslint", "src"]}}})
+    assert plan_check(project, "lint", config, tmp_path).spec.argv == ("npx", "--no-install", "eslint", "src")
 
 
 # -- the environment a tool runs in --------------------------------------------------------------------------

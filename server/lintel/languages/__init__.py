@@ -10,6 +10,7 @@ from lintel.languages import go, node, python, rust
 from lintel.languages.base import (
     CHECKS,
     FILES_PLACEHOLDER,
+    NPX_NO_INSTALL,
     REPORT_PLACEHOLDER,
     CheckName,
     FileCheckName,
@@ -30,6 +31,7 @@ __all__ = [
     "CHECKS",
     "FILES_PLACEHOLDER",
     "LANGUAGES",
+    "NPX_NO_INSTALL",
     "REPORT_PLACEHOLDER",
     "CheckName",
     "FileCheckName",

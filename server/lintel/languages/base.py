@@ -39,6 +39,9 @@ SKIPPED_DIRS = frozenset(
 
 # argv elements equal to this are replaced by a fresh temporary file path the tool writes a report to.
 REPORT_PLACEHOLDER = "{report}"
+# A project's own node tool run through npx, which never downloads with this flag: `npx --no-install eslint …`.
+# lintel runs the tool's node_modules/.bin file itself when it finds one (checks.plan_spec).
+NPX_NO_INSTALL = ("npx", "--no-install")
 # argv elements equal to this are replaced by the files the run covers: every file of the language in the
 # project for a project-wide run, the one file for a per-file run (user-defined languages' commands).
 FILES_PLACEHOLDER = "{files}"

@@ -17,6 +17,7 @@ from lintel.languages.base import ToolSpec
 log = logging.getLogger(__name__)
 
 LOCAL_BIN_DIRS: tuple[str, ...] = ("node_modules/.bin", ".venv/bin", "venv/bin")
+NODE_BIN_DIR = "node_modules/.bin"
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,11 @@ def resolve_binary(
     local_only: bool = False,
     install_dirs: Sequence[Path] = (),
 ) -> Resolved:
-    """Find `name`: the user's setting, then the project's own (node_modules/.bin, .venv/bin, venv/bin,
-    in the project and then the workspace root), then PATH, then the folders the language's own installer
-    fills though they are often not on PATH (`install_dirs`: `go install`'s, `cargo install`'s), then lintel's
-    own environment (so the embedded ruff works right after `pip install`). `local_only` stops after the
-    project's own."""
+    """Find `name`: the user's setting, then the project's own (node_modules/.bin, .venv/bin, venv/bin in the
+    project; the node_modules/.bin of the folders above it that tools are hoisted to; the workspace root's), then
+    PATH, then the folders the language's own installer fills though they are often not on PATH
+    (`install_dirs`: `go install`'s, `cargo install`'s), then lintel's own environment (so the embedded ruff
+    works right after `pip install`). `local_only` stops after the project's own."""
     tried: list[str] = []
     if setting:
         return _from_setting(name, setting, project_root, env, tried)
@@ -87,8 +88,7 @@ def resolve_binary(
         path = Path(name) if Path(name).is_absolute() else project_root / name
         tried.append(str(path))
         return Resolved(name, str(path) if _executable(path) else None, "project", tuple(tried))
-    roots = [project_root] if workspace_root in (None, project_root) else [project_root, workspace_root]
-    for candidate in (root / rel / name for root in roots if root is not None for rel in LOCAL_BIN_DIRS):
+    for candidate in _project_candidates(name, project_root, workspace_root):
         tried.append(str(candidate))
         if _executable(candidate):
             return Resolved(name, str(candidate), "project", tuple(tried))
@@ -96,6 +96,32 @@ def resolve_binary(
         # `npx --no-install` runs only what the project installed: a global `tsc` on PATH is no proof.
         return Resolved(name, None, "missing", tuple(tried))
     return _from_elsewhere(name, env, install_dirs, tried)
+
+
+def _project_candidates(name: str, project_root: Path, workspace_root: Path | None) -> list[Path]:
+    """Where a project's own tools are, nearest first: its local bin folders, the node_modules/.bin of the
+    folders above it (`hoisted_folders`), then the workspace root's bin folders."""
+    candidates = [project_root / rel / name for rel in LOCAL_BIN_DIRS]
+    above = hoisted_folders(project_root, workspace_root)
+    candidates += [folder / NODE_BIN_DIR / name for folder in above]
+    if workspace_root is not None and workspace_root != project_root:
+        rels = [rel for rel in LOCAL_BIN_DIRS if not (rel == NODE_BIN_DIR and workspace_root in above)]
+        candidates += [workspace_root / rel / name for rel in rels]
+    return candidates
+
+
+def hoisted_folders(project_root: Path, workspace_root: Path | None) -> list[Path]:
+    """The folders above a project, nearest first, whose node_modules/.bin may hold its tools: npm, yarn and
+    pnpm workspaces hoist a member's dependencies to the workspace root (`npx` walks up for them too). The walk
+    ends at the top of the project's repository (the folder holding `.git`); outside a repository at the
+    workspace root, and outside both it does not leave the project."""
+    parents = project_root.parents
+    top = next((folder for folder in (project_root, *parents) if (folder / ".git").exists()), None)
+    if top is None and workspace_root is not None and project_root.is_relative_to(workspace_root):
+        top = workspace_root
+    if top is None or top == project_root:
+        return []
+    return [folder for folder in parents if folder.is_relative_to(top)]
 
 
 def _from_setting(

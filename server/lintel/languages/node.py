@@ -1,5 +1,6 @@
 """Node's checks (docs/design.md, Detection): the project's own package.json scripts through its package manager, else
-eslint, tsc and prettier through `npx --no-install` (lintel never downloads a package).
+eslint, tsc and prettier written as `npx --no-install <tool>` (lintel never downloads a package), which
+`checks.plan_spec` runs as the project's node_modules/.bin file directly when it is installed.
 
 A script is run as the project wrote it. Only when it is a bare call of a tool lintel knows (`eslint .`,
 `tsc --noEmit`, `jest`) does lintel add the flags that make the tool's output machine-readable.
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lintel.languages.base import (
+    NPX_NO_INSTALL,
     CheckName,
     FileCheckName,
     FileScope,
@@ -181,7 +183,7 @@ _GET_PACKAGE_MANAGER: Mapping[str, str] = {
 
 # The defaults name `.` as the contract's table does, so a file appended to their argv would be checked
 # together with the whole project: they are not per-file commands (file_scope builds those without `.`).
-NPX = ("npx", "--no-install")
+NPX = NPX_NO_INSTALL
 
 
 def tool_for(project: Project, check: CheckName) -> ToolSpec:
