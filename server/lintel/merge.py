@@ -7,7 +7,7 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import cast
 
 from lintel.baseline import BaselineError, load_baseline
 from lintel.checks import RunResult, dedupe_issues, sort_issues
@@ -17,30 +17,6 @@ from lintel.report.files import OutputError, writable, write
 from lintel.report.read import ReportError, read_report
 
 EXIT_USAGE = 2
-
-_Parser = TypeVar("_Parser", bound=argparse.ArgumentParser)
-
-
-def add_parser(subcommands: argparse._SubParsersAction[_Parser]) -> None:
-    merge = subcommands.add_parser("merge", help="merge lintel JSON reports and SARIF logs (CI shards) into one")
-    merge.add_argument("files", nargs="+", metavar="FILE", help="lintel JSON reports and SARIF logs lintel wrote")
-    merge.add_argument(
-        "--format",
-        dest="fmt",
-        default=None,
-        choices=sorted(RENDERERS),
-        help="output format (default: the inputs' format when they all share one, else json)",
-    )
-    merge.add_argument("--output", help="write the report (in --format) to this file and print text on stdout")
-    merge.add_argument(
-        "--fail-level",
-        default="error",
-        choices=("error", "warning", "info"),
-        help="lowest severity that makes the exit code 1 (default: error)",
-    )
-    merge.add_argument(
-        "--baseline", help="report only issues whose fingerprint is not in this lintel JSON or SARIF report"
-    )
 
 
 def _rebased(run: RunResult, old: Path, new: Path) -> RunResult:
