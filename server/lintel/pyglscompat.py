@@ -7,12 +7,16 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
+from lsprotocol import types
+from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 if TYPE_CHECKING:
     from cattrs import Converter
-    from pygls.protocol import JsonRPCProtocol
+    from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol
     from pygls.server import JsonRPCServer
+
+    from lintel.server.advertised import Advertised
 
 PYGLS_CHECKED = "2.1.1"
 
@@ -24,6 +28,30 @@ def converter_of(protocol: JsonRPCProtocol) -> Converter:
     whose attribute is public."""
     converter: Converter = protocol.fm.converter
     return converter
+
+
+def capabilities_with(
+    protocol: LanguageServerProtocol, params: types.InitializeParams, advertised: Advertised
+) -> types.ServerCapabilities:
+    """The capabilities pygls's `initialize` computes from the registered features, computed as if `advertised`
+    were registered as well (the features that load after the answer), stored where pygls keeps its own.
+
+    pygls builds them with ServerCapabilitiesBuilder from its feature manager and the server's sync options
+    (`lsp_initialize`); the builder and its arguments are what this reproduces."""
+    manager = protocol.fm
+    server = protocol._server
+    options = {method: value for method, value in advertised.features.items() if value is not None}
+    capabilities: types.ServerCapabilities = ServerCapabilitiesBuilder(
+        params.capabilities,
+        {*manager.features, *manager.builtin_features, *advertised.features},
+        {**manager.feature_options, **options},
+        list(dict.fromkeys([*manager.commands, *advertised.commands])),
+        server._text_document_sync_kind,
+        server._notebook_document_sync,
+        ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities),
+    ).build()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
+    protocol.server_capabilities = capabilities
+    return capabilities
 
 
 def is_shutting_down(protocol: JsonRPCProtocol) -> bool:

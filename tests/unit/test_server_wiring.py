@@ -8,19 +8,22 @@ from typing import Any
 
 import pytest
 from lintel.proxy.manager import Manager
-from lintel.server import commands, lifecycle, navigation
+from lintel.server import commands, lifecycle
+from lintel.server.advertised import DOCUMENT_REQUESTS
 from lintel.server.app import LintelServer
 from lintel.server.commands import OFFERED, Commands
 from lintel.server.diagnostics import Diagnostics
 from lintel.server.session import Session
 from lintel.server.shared import NOT_FORWARDED
-from lintel.server.wiring import create_server
+from lintel.server.wiring import create_server, wire
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 
-def test_create_server_registers_every_feature() -> None:
+def test_wiring_registers_every_feature() -> None:
     server = create_server()
+    assert set(server.protocol.fm.features) == {types.INITIALIZE}  # the rest after the initialize answer
+    wire(server)
     features = server.protocol.fm.features
     for method in (
         types.INITIALIZE,
@@ -28,12 +31,12 @@ def test_create_server_registers_every_feature() -> None:
         types.WORKSPACE_DID_CHANGE_CONFIGURATION,
         types.TEXT_DOCUMENT_DID_SAVE,
         types.TEXT_DOCUMENT_FORMATTING,
-        *navigation.DOCUMENT_REQUESTS,
+        *DOCUMENT_REQUESTS,
     ):
         assert method in features, method
     assert list(server.protocol.fm.commands) == list(OFFERED)
     assert isinstance(server.commands, Commands)
-    assert set(navigation.DOCUMENT_REQUESTS) <= set(server.raw_requests)
+    assert set(DOCUMENT_REQUESTS) <= set(server.raw_requests)
     assert [type(listener) for listener in server.document_listeners] == [Manager]
 
 

@@ -10,7 +10,7 @@ import json
 import logging
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any, BinaryIO, Protocol
 
 from lsprotocol import types
@@ -27,7 +27,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lintel import __version__
-from lintel.pyglscompat import is_shutting_down, new_stop_event
+from lintel.pyglscompat import capabilities_with, is_shutting_down, new_stop_event
+from lintel.server.advertised import Advertised
 from lintel.server.notify import Notifier
 from lintel.server.session import Session
 from lintel.server.shared import RawNow
@@ -47,9 +48,22 @@ class LintelProtocol(LanguageServerProtocol):
     async def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:  # type: ignore[override]
         return await self._server.commands.execute(params)
 
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls's answer, with the capabilities of the features that load after it (LintelServer.features)."""
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        features = self._server.features
+        if features is not None:
+            result.capabilities = capabilities_with(self, params, features.advertised(params.capabilities))
+            self._server.features_due()
+        return result
+
     def handle_message(self, message: Any) -> None:
         """pygls's, then the document-sync listeners at once: pygls has updated the document synchronously,
-        and its handlers (documents.py) run later as tasks, after messages that may have come behind."""
+        and its handlers (documents.py) run later as tasks, after messages that may have come behind.
+        Any message after `initialize` finds the features loaded."""
+        if getattr(message, "method", None) != types.INITIALIZE:
+            self._server.load_features()
         super().handle_message(message)
         handle = _DOCUMENT_MESSAGES.get(getattr(message, "method", ""))
         if handle is not None and not is_shutting_down(self):
@@ -64,6 +78,17 @@ class CommandRunner(Protocol):
     """workspace/executeCommand, run under the request's own id (LintelProtocol)."""
 
     async def execute(self, params: types.ExecuteCommandParams) -> Any: ...
+
+
+class Features(Protocol):
+    """The features wired after the `initialize` answer (wiring.py), so that answer waits for no import of the
+    engine they use (docs/design.md, A fast start)."""
+
+    def advertised(self, capabilities: types.ClientCapabilities) -> Advertised:
+        """What they will register for a client with these capabilities, advertised in the answer."""
+
+    def load(self) -> None:
+        """Import and wire them, and do what `initialize` asked."""
 
 
 class _NoCommands:
@@ -113,6 +138,32 @@ class LintelServer(LanguageServer):
         self.raw_now: dict[Callable[[Any], Awaitable[Any]], RawNow] = {}
         self._raw_tasks: dict[tuple[type, Any], _Cancellable] = {}  # by request id (1 and "1" differ)
         self._initialize_seen = False  # LSP: before `initialize`, requests fail with ServerNotInitialized
+        # Set by wiring.py; loaded (and None) once `initialize` is answered: at the next turn of the event loop,
+        # or before the next message when that comes first.
+        self.features: Features | None = None
+        self._features_due = False
+
+    def features_due(self) -> None:
+        """`initialize` is answered: the features load as soon as that answer is out."""
+        self._features_due = True
+        with contextlib.suppress(RuntimeError):  # no running loop (a test calling the protocol directly)
+            asyncio.get_running_loop().call_soon(self.load_features)
+
+    def load_features(self) -> None:
+        """Load the features (once), after the `initialize` answer has been written."""
+        features = self.features
+        if features is None or not self._features_due:
+            return
+        self.features = None
+        flush = getattr(self.protocol.writer, "flush", None)
+        if callable(flush):
+            flush()  # the answer first: the client may wait for it while this loads
+        log.info("initialize answered; loading the features")
+        try:
+            features.load()
+        except Exception:  # a bug, but the editor must hear of it: nothing would be checked
+            log.exception("lintel's features failed to load")
+            self.notifier.once("features", "lintel could not start its features (see its log)", types.MessageType.Error)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """stdio transport with stdin read on the event loop (pygls reads it through its thread pool, three
@@ -212,6 +263,8 @@ class LintelServer(LanguageServer):
             method = data.get("method")
             if self._refused(data, method):
                 return
+            if method != types.INITIALIZE:
+                self.load_features()  # the relayed requests below are the features' too
             handler = self.raw_requests.get(method)  # type: ignore[arg-type]
             if handler is not None and "id" in data and not is_shutting_down(protocol):
                 self._serve_raw(handler, data["id"], data.get("params"))

@@ -22,6 +22,17 @@ from lintel.checks import detect_document, run_check
 from lintel.detect import DetectionError, choose_project, is_inside, normalize_language
 from lintel.discover import Discovery, describe, discover, nearest_above
 from lintel.languages import CheckName, Project, Registry
+from lintel.server.advertised import (
+    COMMANDS,
+    DETECT,
+    FORMAT,
+    LAST_TEST_FAILURES,
+    LINT,
+    RESTART_SERVERS,
+    RUN_TESTS,
+    TYPECHECK,
+    VALIDATE,
+)
 from lintel.server.diagnostics import Diagnostics
 from lintel.server.session import Folder
 from lintel.server.shared import NOT_FORWARDED, ForwardCommand, RestartServers
@@ -36,16 +47,8 @@ log = logging.getLogger(__name__)
 INVALID_PARAMS = -32602
 REQUEST_FAILED = -32803  # LSP: the request was valid but could not be carried out
 
-RUN_TESTS = "lintel.runTests"
-TYPECHECK = "lintel.typecheck"
-LINT = "lintel.lint"
-FORMAT = "lintel.format"
-LAST_TEST_FAILURES = "lintel.lastTestFailures"
-DETECT = "lintel.detect"
-VALIDATE = "lintel.validate"
-RESTART_SERVERS = "lintel.restartServers"
-# lintel's own commands; the editor is told of these (executeCommandProvider), a child's go by registration.
-OFFERED = (RUN_TESTS, TYPECHECK, LINT, FORMAT, LAST_TEST_FAILURES, DETECT, VALIDATE, RESTART_SERVERS)
+# lintel's own commands (named in advertised.py, so `initialize` lists them before this module is loaded).
+OFFERED = COMMANDS
 
 
 class CommandArgs(BaseModel):

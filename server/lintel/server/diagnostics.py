@@ -13,6 +13,7 @@ from pygls.workspace import TextDocument
 from lintel.checks import RunResult
 from lintel.issues import Issue
 from lintel.positions import split_lines
+from lintel.server.advertised import PULL_DIAGNOSTICS
 from lintel.server.convert import issue_to_diagnostic, unit_for
 from lintel.server.session import Folder
 from lintel.server.shared import uri_path
@@ -113,15 +114,11 @@ class Diagnostics:
         self.publish_run(folder, result.as_run_result(folder.root), f"validator:{result.id}", folder.root)
 
     def enable_pull(self) -> None:
-        """Pull diagnostics for clients that can both pull and be told to re-pull (refresh); push otherwise.
-        Registered during initialize so it is advertised only to those clients (never both: a client that
-        got pushed and pulled lists would show every diagnostic twice)."""
+        """Pull diagnostics, for the clients `advertised.wants_pull` picks (the `initialize` answer has told them
+        so); the others are pushed their diagnostics."""
         server = self._server
 
-        @server.feature(
-            types.TEXT_DOCUMENT_DIAGNOSTIC,
-            types.DiagnosticOptions(identifier="lintel", inter_file_dependencies=True, workspace_diagnostics=False),
-        )
+        @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, PULL_DIAGNOSTICS)
         def pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
             uri = params.text_document.uri
             items = server.session.store.merged(uri, dedupe=self._dedupe(uri))

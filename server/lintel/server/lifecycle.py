@@ -1,4 +1,4 @@
-"""Initialize, configuration, workspace folders and shutdown."""
+"""Initialize (its answer is wiring.py's), configuration, workspace folders and shutdown."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from lintel.config import ConfigProblem
+from lintel.server.advertised import wants_pull
 from lintel.server.declared import DeclaredFiles
 from lintel.server.diagnostics import Diagnostics
 from lintel.server.session import Folder, config_options
@@ -133,6 +134,8 @@ class Lifecycle:
     # -- the editor's messages -------------------------------------------------------------------------
 
     def initialize(self, params: types.InitializeParams) -> None:
+        """What `initialize` asked for, done once the features are loaded: after its answer (advertised.py
+        declared their capabilities) and before any later message is handled (app.py)."""
         session = self.server.session
         options: Any = params.initialization_options
         session.init_options = dict(options) if isinstance(options, Mapping) else None
@@ -140,15 +143,7 @@ class Lifecycle:
         session.folders = _initial_folders(params)
         for folder in session.folders:
             folder.refresh(config_options(session.init_options))
-        text_caps = params.capabilities.text_document
-        workspace_caps = params.capabilities.workspace
-        if (
-            text_caps is not None
-            and text_caps.diagnostic is not None
-            and workspace_caps is not None
-            and workspace_caps.diagnostics is not None
-            and workspace_caps.diagnostics.refresh_support
-        ):
+        if wants_pull(params.capabilities):
             self.diagnostics.enable_pull()
 
     async def initialized(self) -> None:
@@ -187,10 +182,6 @@ class Lifecycle:
 
 def setup(server: LintelServer, diagnostics: Diagnostics, children: Children, workers: Workers) -> Lifecycle:
     lifecycle = Lifecycle(server, diagnostics, children, workers)
-
-    @server.feature(types.INITIALIZE)
-    def initialize(params: types.InitializeParams) -> None:
-        lifecycle.initialize(params)
 
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:

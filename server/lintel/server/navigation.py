@@ -27,36 +27,18 @@ from lintel.proxy.manager import Child, ChildKey, Manager
 from lintel.proxy.router import Router
 from lintel.proxy.servers import Command, resolve_command, server_root
 from lintel.pyglscompat import converter_of
+from lintel.server.advertised import DOCUMENT_REQUESTS
 from lintel.server.diagnostics import Diagnostics
 from lintel.server.shared import NOT_FORWARDED, RawNow
 
 if TYPE_CHECKING:
+    from cattrs import Converter
+
     from lintel.server.app import LintelServer
 
 log = logging.getLogger(__name__)
 
 EDITOR_TIMEOUT = 10.0  # a child's question relayed to the editor (configuration, applyEdit)
-
-# Requests about one position or document, relayed to that document's child as they are.
-DOCUMENT_REQUESTS: dict[str, Any] = {
-    types.TEXT_DOCUMENT_DEFINITION: None,
-    types.TEXT_DOCUMENT_DECLARATION: None,
-    types.TEXT_DOCUMENT_TYPE_DEFINITION: None,
-    types.TEXT_DOCUMENT_IMPLEMENTATION: None,
-    types.TEXT_DOCUMENT_REFERENCES: None,
-    types.TEXT_DOCUMENT_HOVER: None,
-    types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT: None,
-    types.TEXT_DOCUMENT_DOCUMENT_SYMBOL: None,
-    types.TEXT_DOCUMENT_RENAME: types.RenameOptions(prepare_provider=True),
-    types.TEXT_DOCUMENT_PREPARE_RENAME: None,
-    types.TEXT_DOCUMENT_SIGNATURE_HELP: types.SignatureHelpOptions(
-        trigger_characters=["(", ","], retrigger_characters=[")"]
-    ),
-    # The union of the usual servers' trigger characters; each child is asked only for its own (router.py).
-    types.TEXT_DOCUMENT_COMPLETION: types.CompletionOptions(
-        trigger_characters=[".", ":", "<", '"', "'", "`", "/", "@", "#", "[", "("], resolve_provider=True
-    ),
-}
 
 
 def _path(uri: str) -> Path | None:
@@ -414,11 +396,12 @@ def setup(server: LintelServer, diagnostics: Diagnostics, own_commands: Collecti
     handlers[types.WORKSPACE_SYMBOL] = _string_member_handler(
         types.WORKSPACE_SYMBOL, "query", "params.query must be a string", router.workspace_symbol
     )
+    converter = get_converter()  # one for all: each costs ~5 ms to build (its hooks), on the way to first diagnostics
     for method, handler in handlers.items():
         # The editor's requests arrive as JSON and are answered with JSON (app.py's raw_requests); the
         # pygls features advertise the capabilities and serve the threaded reader's fallback.
         server.raw_requests[method] = handler
-        server.feature(method, DOCUMENT_REQUESTS.get(method))(_typed(handler, method))
+        server.feature(method, DOCUMENT_REQUESTS.get(method))(_typed(handler, method, converter))
     return navigation
 
 
@@ -475,9 +458,9 @@ def _string_member_handler(
     return handler
 
 
-def _typed(handler: RawHandler, method: str) -> Callable[[LintelServer, Any], Coroutine[Any, Any, Any]]:
-    converter = get_converter()
-
+def _typed(
+    handler: RawHandler, method: str, converter: Converter
+) -> Callable[[LintelServer, Any], Coroutine[Any, Any, Any]]:
     async def typed(ls: LintelServer, params: Any) -> Any:
         return _raw(await handler(converter.unstructure(params)))
 

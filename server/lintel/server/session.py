@@ -7,21 +7,37 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lintel.checks import RunResult
-from lintel.config import ConfigProblem, LintelConfig, load_config
-from lintel.detect import detect, is_inside
-from lintel.languages import LANGUAGES, Project, Registry
 from lintel.positions import Unit
-from lintel.registry import registry_for
 from lintel.server.scheduler import Scheduler
 from lintel.server.store import DiagnosticsStore
+
+if TYPE_CHECKING:
+    from lintel.checks import RunResult
+    from lintel.config import ConfigProblem, LintelConfig
+    from lintel.languages import Project, Registry
 
 log = logging.getLogger(__name__)
 
 # initializationOptions keys that are not configuration.
 _NOT_CONFIG = ("trusted",)
+
+
+# The session is made with the server, before `initialize` is answered; the engine (configuration models,
+# languages, detection) is imported by the folders, made after that answer (docs/design.md, A fast start).
+
+
+def _default_config() -> LintelConfig:
+    from lintel.config import LintelConfig
+
+    return LintelConfig()
+
+
+def _builtin_languages() -> Registry:
+    from lintel.languages import LANGUAGES
+
+    return LANGUAGES
 
 
 @dataclass
@@ -30,15 +46,20 @@ class Folder:
 
     root: Path
     uri: str
-    config: LintelConfig = field(default_factory=LintelConfig)
+    config: LintelConfig = field(default_factory=_default_config)
     projects: list[Project] = field(default_factory=list)
-    languages: Registry = LANGUAGES  # the built-in ones and those its configuration declares
+    # The built-in languages and those its configuration declares.
+    languages: Registry = field(default_factory=_builtin_languages)
     client_settings: Mapping[str, Any] | None = None  # from workspace/configuration, scoped to this folder
     # (project root, language) -> its last runTests result: each project of a monorepo keeps its own.
     last_tests: dict[tuple[Path, str], RunResult] = field(default_factory=dict)
 
     def refresh(self, init_options: Mapping[str, Any] | None) -> list[ConfigProblem]:
         """Re-read markers and configuration (defaults < files < initializationOptions < client settings)."""
+        from lintel.config import load_config
+        from lintel.detect import detect
+        from lintel.registry import registry_for
+
         loaded = load_config(
             self.root,
             ("initializationOptions", init_options),
@@ -72,5 +93,7 @@ class Session:
 
     def folder_for(self, path: Path) -> Folder | None:
         """The innermost workspace folder that holds `path` (after symlinks)."""
+        from lintel.detect import is_inside
+
         holders = [f for f in self.folders if is_inside(path, f.root)]
         return max(holders, key=lambda f: len(f.root.parts), default=None)

@@ -1,26 +1,66 @@
 """The one place the server is put together: each feature is built here with what it needs and registers its
-handlers on the server, which knows none of them (esbonio's setup.py shape)."""
+handlers on the server, which knows none of them (esbonio's setup.py shape).
+
+In two steps (docs/design.md, A fast start): `create_server` makes the server and answers `initialize` with the
+capabilities the features will have (advertised.py); `wire` loads the features, and the engine under them,
+right after that answer, before the server handles any later message (app.py)."""
 
 from __future__ import annotations
 
 import atexit
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
 
 from lintel.pyglscompat import quiet_expected_errors
-from lintel.server import commands, documents, lifecycle, navigation
+from lintel.server.advertised import COMMANDS, Advertised, advertised
 from lintel.server.app import LintelServer
-from lintel.server.diagnostics import Diagnostics
-from lintel.workers.kinds import WORKERS
-from lintel.workers.pool import WorkerPool
+
+if TYPE_CHECKING:
+    from lintel.server.lifecycle import Lifecycle
 
 
 def create_server() -> LintelServer:
     quiet_expected_errors()  # a refused command is one INFO line in the log, not an ERROR traceback
     server = LintelServer()
+    features = DeferredFeatures(server)
+    server.features = features
+
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        features.params = params  # acted on once the features are loaded (Lifecycle.initialize)
+
+    return server
+
+
+class DeferredFeatures:
+    """lintel's features, loaded after the `initialize` answer (app.Features)."""
+
+    def __init__(self, server: LintelServer) -> None:
+        self.server = server
+        self.params: types.InitializeParams | None = None
+
+    def advertised(self, capabilities: types.ClientCapabilities) -> Advertised:
+        return advertised(capabilities)
+
+    def load(self) -> None:
+        life = wire(self.server)
+        if self.params is not None:
+            life.initialize(self.params)
+
+
+def wire(server: LintelServer) -> Lifecycle:
+    """Build every feature and register its handlers; the modules are imported here, after the answer."""
+    from lintel.server import commands, documents, lifecycle, navigation
+    from lintel.server.diagnostics import Diagnostics
+    from lintel.workers.kinds import WORKERS
+    from lintel.workers.pool import WorkerPool
+
     diagnostics = Diagnostics(server)
-    children = navigation.setup(server, diagnostics, own_commands=commands.OFFERED)
+    children = navigation.setup(server, diagnostics, own_commands=COMMANDS)
     workers = WorkerPool(WORKERS, report=server.notifier.once)
     atexit.register(workers.kill_all)  # an editor that exits without shutdown leaves no worker behind
     life = lifecycle.setup(server, diagnostics, children, workers)
     documents.setup(server, diagnostics, reload=life.reload, workers=workers)
     commands.setup(server, diagnostics, forward=children.forward_command, restart=children.restart_servers)
-    return server
+    return life

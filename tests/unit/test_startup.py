@@ -1,0 +1,179 @@
+"""A fast start (docs/design.md): `lintel serve` answers `initialize` before it imports the engine, and the
+features that load after the answer have the capabilities that answer advertised. Nothing here is timed: the
+timings are bench/lint_on_save.py's (`--only startup`); these tests guard what makes them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import lintel
+import pytest
+from lintel import cli
+from lintel.languages import CHECKS
+from lintel.pyglscompat import capabilities_with
+from lintel.report import RENDERERS
+from lintel.server.advertised import Advertised, advertised
+from lintel.server.app import LintelServer
+from lintel.server.wiring import create_server
+from lintel.tomlread import parse_toml
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+from pytest_lsp import client_capabilities
+
+REPO = Path(__file__).resolve().parents[2]
+
+# What `initialize` must not wait for: the configuration models, the engine, the report writers, the child
+# servers' client, the document features, the languages (and importlib.metadata, ~30 ms for a version string).
+HEAVY = (
+    "pydantic",
+    "lintel.config",
+    "lintel.checks",
+    "lintel.languages",
+    "lintel.discover",
+    "lintel.report",
+    "lintel.headless",
+    "lintel.proxy.client",
+    "lintel.server.navigation",
+    "lintel.server.documents",
+    "lintel.server.commands",
+    "importlib.metadata",
+)
+# Loaded after the answer: proof that the guard sees the imports at all.
+LOADED_AFTER = ("pydantic", "lintel.config", "lintel.checks", "lintel.proxy.client", "lintel.server.documents")
+
+_IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|(?P<indent>\s*)(?P<module>\S+)$")
+_MARKER = "initialize answered; loading the features"
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+def initialize_message(root: Path, client: str = "visual-studio-code", *, pull: bool = False) -> dict[str, Any]:
+    """`initialize` from a bundled client; with `pull`, one that also pulls diagnostics and takes refreshes
+    (no bundled set has both)."""
+    capabilities = client_capabilities(client)
+    if pull:
+        assert capabilities.text_document is not None
+        assert capabilities.workspace is not None
+        capabilities.text_document.diagnostic = types.DiagnosticClientCapabilities(dynamic_registration=False)
+        capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    params = types.InitializeParams(
+        capabilities=capabilities,
+        root_uri=root.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+    )
+    return {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": get_converter().unstructure(params)}
+
+
+def answers(stdout: bytes) -> list[dict[str, Any]]:
+    return [json.loads(body) for body in re.split(rb"Content-Length: \d+\r\n(?:[^\r\n]+\r\n)*\r\n", stdout) if body]
+
+
+def test_serve_answers_initialize_before_importing_the_engine(tmp_path: Path) -> None:
+    """The real `python -m lintel serve`, every message in one write (the features then load on the next
+    message, not on the next turn of the loop): `-X importtime` prints each import as it completes, in order
+    with the server's log line that says the answer is out."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
+    messages = [
+        initialize_message(tmp_path),
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "lintel", "-v", "serve"],
+        input=b"".join(frame(m) for m in messages),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    stderr = proc.stderr.decode("utf-8", errors="replace").splitlines()
+    [initialized] = [a for a in answers(proc.stdout) if a.get("id") == 1]
+    capabilities = initialized["result"]["capabilities"]
+    assert capabilities["executeCommandProvider"]["commands"] == list(advertised(types.ClientCapabilities()).commands)
+    assert capabilities["definitionProvider"] is True
+    assert capabilities["documentFormattingProvider"] is True
+    marker = next((i for i, line in enumerate(stderr) if _MARKER in line), None)
+    assert marker is not None, "\n".join(stderr[-30:])
+    before = {m.group("module") for line in stderr[:marker] if (m := _IMPORT_LINE.match(line))}
+    after = {m.group("module") for line in stderr[marker:] if (m := _IMPORT_LINE.match(line))}
+    assert "lintel.server.app" in before
+    assert not before & set(HEAVY), sorted(before & set(HEAVY))
+    assert set(LOADED_AFTER) <= after
+
+
+def loaded(server: LintelServer) -> bool:
+    """Whether the features are wired (their document handlers registered, nothing left to load)."""
+    registered = types.TEXT_DOCUMENT_DID_OPEN in server.protocol.fm.features
+    assert registered == (server.features is None)
+    return registered
+
+
+class Collect:
+    """A writer keeping what the server sends."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def write(self, data: bytes) -> None:
+        self.sent.extend(answers(data))
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("client", "pull"), [("visual-studio-code", False), ("neovim", False), ("neovim", True), ("emacs", True)]
+)
+async def test_the_capabilities_advertised_are_the_loaded_features(tmp_path: Path, client: str, pull: bool) -> None:
+    """For clients with and without pull diagnostics: the answer, given before the features exist, equals what
+    pygls computes from the features once they are registered; nothing advertised is left unregistered."""
+    server = create_server()
+    writer = Collect()
+    server.protocol.set_writer(writer)
+    message = initialize_message(tmp_path, client, pull=pull)
+    server.protocol.handle_message(server.protocol.structure_message(message))
+    [answer] = writer.sent
+    assert not loaded(server), "the features load after the answer, not during it"
+    server.load_features()
+    assert loaded(server)
+    params = get_converter().structure(message["params"], types.InitializeParams)
+    # pygls's own computation from what is registered now, nothing added.
+    registered = capabilities_with(server.protocol, params, Advertised({}, ()))
+    assert answer["result"]["capabilities"] == get_converter().unstructure(registered)
+    promised = advertised(params.capabilities)
+    assert set(promised.features) <= set(server.protocol.fm.features)
+    assert tuple(server.protocol.fm.commands) == promised.commands
+    assert ("diagnosticProvider" in answer["result"]["capabilities"]) == pull
+    assert server.session.pull == pull
+    assert [f.root for f in server.session.folders] == [tmp_path.resolve()]
+
+
+async def test_an_idle_server_loads_its_features_on_the_next_turn(tmp_path: Path) -> None:
+    server = create_server()
+    server.protocol.set_writer(Collect())
+    server.protocol.handle_message(server.protocol.structure_message(initialize_message(tmp_path)))
+    assert not loaded(server)
+    await asyncio.sleep(0)
+    assert loaded(server)
+
+
+def test_the_command_lines_written_out_choices_are_the_engines() -> None:
+    assert (*CHECKS, "validators") == cli.ONLY_CHOICES
+    assert tuple(sorted(RENDERERS)) == cli.FORMATS
+
+
+def test_the_version_is_written_once() -> None:
+    project = parse_toml(REPO / "pyproject.toml")["project"]
+    assert "version" not in project
+    assert project["dynamic"] == ["version"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", lintel.__version__)
