@@ -10,9 +10,12 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from lintel import __version__, orphans
+from lintel import __version__
+
+if TYPE_CHECKING:
+    from lintel.orphans import Watchdog
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -116,18 +119,41 @@ def _add_merge(subcommands: argparse._SubParsersAction[_Parser]) -> None:
     )
 
 
+def _watchdog() -> Watchdog | None:
+    """The watchdog that ends what lintel started once lintel has ended, even by SIGKILL (orphans.py)."""
+    from lintel import orphans
+
+    return orphans.guard()
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from lintel.server.wiring import create_server
 
-    server = create_server()
+    address: tuple[str, int] | None = None
     if args.tcp:
         host, sep, port = args.tcp.rpartition(":")
         if not sep or not port.isdigit():
             print(f"lintel: --tcp: expected HOST:PORT, got {args.tcp!r}", file=sys.stderr)
             return EXIT_USAGE
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
+        address = (host or "127.0.0.1", int(port))
+    watchdogs: list[Watchdog] = []
+
+    def guard() -> None:
+        # Started with the features, which start every process the server runs: not before `initialize` is
+        # answered (spawning the watchdog costs ~10 ms and a Python start beside lintel's own).
+        watchdog = _watchdog()
+        if watchdog is not None:
+            watchdogs.append(watchdog)
+
+    server = create_server(before_features=guard)
+    try:
+        if address is not None:
+            server.start_tcp(*address)
+        else:
+            server.start_io()
+    finally:
+        for watchdog in watchdogs:
+            watchdog.release()
     return EXIT_OK
 
 
@@ -139,8 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     # What lintel starts must not outlive it, even a SIGKILL of lintel (orphans.py); `detect` and `merge` start
-    # nothing that runs on.
-    watchdog = orphans.guard() if args.command in ("check", "serve") else None
+    # nothing that runs on, `serve` guards itself (cmd_serve).
+    watchdog = _watchdog() if args.command == "check" else None
     try:
         if args.command == "serve":
             return cmd_serve(args)

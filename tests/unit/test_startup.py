@@ -30,8 +30,10 @@ from pytest_lsp import client_capabilities
 REPO = Path(__file__).resolve().parents[2]
 
 # What `initialize` must not wait for: the configuration models, the engine, the report writers, the child
-# servers' client, the document features, the languages (and importlib.metadata, ~30 ms for a version string).
+# servers' client, the document features, the languages, the orphan watchdog (a process spawned beside lintel),
+# and importlib.metadata (~30 ms for a version string).
 HEAVY = (
+    "lintel.orphans",
     "pydantic",
     "lintel.config",
     "lintel.checks",
@@ -46,7 +48,14 @@ HEAVY = (
     "importlib.metadata",
 )
 # Loaded after the answer: proof that the guard sees the imports at all.
-LOADED_AFTER = ("pydantic", "lintel.config", "lintel.checks", "lintel.proxy.client", "lintel.server.documents")
+LOADED_AFTER = (
+    "lintel.orphans",
+    "pydantic",
+    "lintel.config",
+    "lintel.checks",
+    "lintel.proxy.client",
+    "lintel.server.documents",
+)
 
 _IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|(?P<indent>\s*)(?P<module>\S+)$")
 _MARKER = "initialize answered; loading the features"

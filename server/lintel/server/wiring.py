@@ -8,6 +8,7 @@ right after that answer, before the server handles any later message (app.py).""
 from __future__ import annotations
 
 import atexit
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -20,10 +21,11 @@ if TYPE_CHECKING:
     from lintel.server.lifecycle import Lifecycle
 
 
-def create_server() -> LintelServer:
+def create_server(before_features: Callable[[], None] | None = None) -> LintelServer:
+    """The server, answering `initialize`; `before_features` runs when the features load, before them."""
     quiet_expected_errors()  # a refused command is one INFO line in the log, not an ERROR traceback
     server = LintelServer()
-    features = DeferredFeatures(server)
+    features = DeferredFeatures(server, before_features)
     server.features = features
 
     @server.feature(types.INITIALIZE)
@@ -36,14 +38,17 @@ def create_server() -> LintelServer:
 class DeferredFeatures:
     """lintel's features, loaded after the `initialize` answer (app.Features)."""
 
-    def __init__(self, server: LintelServer) -> None:
+    def __init__(self, server: LintelServer, before: Callable[[], None] | None) -> None:
         self.server = server
+        self.before = before
         self.params: types.InitializeParams | None = None
 
     def advertised(self, capabilities: types.ClientCapabilities) -> Advertised:
         return advertised(capabilities)
 
     def load(self) -> None:
+        if self.before is not None:
+            self.before()
         life = wire(self.server)
         if self.params is not None:
             life.initialize(self.params)
