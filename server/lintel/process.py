@@ -130,6 +130,50 @@ class _CappedBuffer:
         return f"{head}{separator}{TRUNCATED_MARKER}"
 
 
+class ExitWatch:
+    """A started process's end, noticed without any await: through a pidfd (Linux) or else a thread blocked in
+    waitpid. `exited` is set once the process is reaped, its Popen's returncode then set."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.loop = asyncio.get_running_loop()
+        self.exited = asyncio.Event()
+        self._pidfd: int | None = None
+        try:
+            self._pidfd = os.pidfd_open(proc.pid)
+        except (AttributeError, OSError):  # not Linux >= 5.3
+            threading.Thread(target=self._wait_in_thread, name=f"lintel-wait-{proc.pid}", daemon=True).start()
+        else:
+            self.loop.add_reader(self._pidfd, self._on_pidfd_readable)
+
+    @property
+    def returncode(self) -> int | None:
+        """Popen's: negative for a signal; None until reaped."""
+        return self.proc.returncode if self.exited.is_set() else None
+
+    def _on_pidfd_readable(self) -> None:
+        self._close_pidfd()
+        self.proc.wait()  # readable means exited: this reaps without blocking
+        self.exited.set()
+
+    def _close_pidfd(self) -> None:
+        if self._pidfd is not None:
+            self.loop.remove_reader(self._pidfd)
+            os.close(self._pidfd)
+            self._pidfd = None
+
+    def _wait_in_thread(self) -> None:
+        self.proc.wait()
+        with contextlib.suppress(RuntimeError):  # the loop was closed meanwhile
+            self.loop.call_soon_threadsafe(self.exited.set)
+
+    def close(self) -> None:
+        """No longer watched from the loop: a process not reaped yet is reaped by a thread when it ends."""
+        if not self.exited.is_set() and self._pidfd is not None:
+            self._close_pidfd()
+            threading.Thread(target=self.proc.wait, name=f"lintel-reap-{self.proc.pid}", daemon=True).start()
+
+
 class _Child:
     """A started process, watched without any await: its pipes are read into capped buffers when
     the loop reports them readable (concurrently, and with no backpressure to manage since all past
@@ -147,7 +191,6 @@ class _Child:
         self.proc = proc
         self.pid = proc.pid
         self.loop = asyncio.get_running_loop()
-        self.exited = asyncio.Event()
         self.pipes_closed = asyncio.Event()
         assert proc.stdout is not None
         assert proc.stderr is not None
@@ -158,14 +201,14 @@ class _Child:
             proc.stderr.fileno(): (proc.stderr, self.stderr),
         }
         self._stdin_data = memoryview(stdin or b"")
-        self._pidfd: int | None = None
         for fd in self._readers:
             os.set_blocking(fd, False)
             self.loop.add_reader(fd, self._on_readable, fd)
         if proc.stdin is not None:
             os.set_blocking(proc.stdin.fileno(), False)
             self.loop.add_writer(proc.stdin.fileno(), self._on_writable)
-        self._watch_exit()
+        self._exit = ExitWatch(proc)
+        self.exited = self._exit.exited
 
     def _on_readable(self, fd: int) -> None:
         try:
@@ -204,39 +247,13 @@ class _Child:
             self.loop.remove_writer(self.proc.stdin.fileno())
             self.proc.stdin.close()  # EOF for the child
 
-    def _watch_exit(self) -> None:
-        try:
-            self._pidfd = os.pidfd_open(self.pid)
-        except (AttributeError, OSError):  # not Linux >= 5.3
-            threading.Thread(target=self._wait_in_thread, name=f"lintel-wait-{self.pid}", daemon=True).start()
-        else:
-            self.loop.add_reader(self._pidfd, self._on_pidfd_readable)
-
-    def _on_pidfd_readable(self) -> None:
-        self._close_pidfd()
-        self.proc.wait()  # readable means exited: this reaps without blocking
-        self.exited.set()
-
-    def _close_pidfd(self) -> None:
-        if self._pidfd is not None:
-            self.loop.remove_reader(self._pidfd)
-            os.close(self._pidfd)
-            self._pidfd = None
-
-    def _wait_in_thread(self) -> None:
-        self.proc.wait()
-        with contextlib.suppress(RuntimeError):  # the loop was closed meanwhile
-            self.loop.call_soon_threadsafe(self.exited.set)
-
     def close(self) -> None:
         """Stop reading (a process outside the group may still hold the pipes) and make sure the
         child is reaped even if it has not exited yet."""
         for fd in list(self._readers):
             self._close_reader(fd)
         self._close_stdin()
-        if not self.exited.is_set() and self._pidfd is not None:
-            self._close_pidfd()
-            threading.Thread(target=self.proc.wait, name=f"lintel-reap-{self.pid}", daemon=True).start()
+        self._exit.close()
 
     @property
     def exit_code(self) -> int | None:

@@ -9,12 +9,13 @@ import logging
 import os
 import re
 import signal
+import subprocess
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from lintel.process import signal_group, stop_group
+from lintel.process import ExitWatch, signal_group, stop_group
 from lintel.wire import MessageReader
 
 log = logging.getLogger(__name__)
@@ -58,11 +59,14 @@ class ChildProcess:
     Its stdout is a pipe of lintel's own, read by a MessageReader (lintel.wire) rather than a StreamReader.
     """
 
-    def __init__(self, handle: asyncio.subprocess.Process, read_end: int, label: str, tail: deque[str]) -> None:
-        self.handle = handle
+    def __init__(self, started: _Started, read_end: int, label: str, tail: deque[str]) -> None:
+        self.pid = started.exit.proc.pid
         self.label = label  # for the log
         self.tail = tail  # the last lines of its stderr
         self.stopping = False  # lintel is ending it: its end is no failure
+        self._exit = started.exit
+        self._stdin = started.stdin
+        self._stderr = started.stderr
         self._read_end = read_end
         self._stdout: asyncio.BaseTransport | None = None
         self._tasks: list[asyncio.Future[Any]] = []
@@ -71,33 +75,36 @@ class ChildProcess:
     async def spawn(
         cls, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None, label: str, tail: deque[str]
     ) -> ChildProcess:
-        """Start it; OSError when it cannot be. Nothing is read from it before `read`."""
+        """Start it; OSError when it cannot be. Nothing is read from it before `read`.
+
+        Started without asyncio's subprocess transport, which, cancelled while it connects its pipes (a
+        `shutdown` cancelling a child still starting, and the loop's end cancelling every task with it), waits
+        forever for pipes it never connected (CPython 3.11): the process is forked synchronously, its end
+        watched as lintel.process does, and a start cancelled after the fork kills its group."""
         read_end, write_end = os.pipe()
         try:
-            handle = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=write_end,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=cwd,
-                env=dict(env) if env is not None else None,
-                start_new_session=True,  # its own process group: killed as a whole
-            )
-        except OSError:
+            proc = _fork(argv, cwd=cwd, env=env, stdout=write_end)
+        except BaseException:
             os.close(read_end)
             raise
         finally:
             os.close(write_end)
-        return cls(handle, read_end, label, tail)
+        try:
+            started = await _started(proc)
+        except BaseException:
+            signal_group(proc.pid, signal.SIGKILL)
+            os.close(read_end)
+            raise
+        return cls(started, read_end, label, tail)
 
     @property
-    def pid(self) -> int:
-        return self.handle.pid
+    def returncode(self) -> int | None:
+        """How it ended (negative: the signal that killed it); None while it runs."""
+        return self._exit.returncode
 
     @property
     def stdin(self) -> asyncio.StreamWriter:
-        assert self.handle.stdin is not None
-        return self.handle.stdin
+        return self._stdin
 
     async def read(self, on_message: Callable[[bytes], None], on_exit: Callable[[str], None]) -> None:
         """Hand each message it writes to `on_message`; if it ends without `stop`, `on_exit(how it ended)`."""
@@ -112,8 +119,7 @@ class ChildProcess:
 
     async def _drain(self) -> None:
         """Read stderr to the end (an unread pipe blocks the child), into the log and the tail."""
-        stderr = self.handle.stderr
-        assert stderr is not None
+        stderr = self._stderr
         while True:
             line = await stderr.readline()
             if not line:
@@ -128,24 +134,23 @@ class ChildProcess:
     ) -> None:
         """Notice the child's end within 0.1 s. Process.wait() is no use: it also waits for the pipes,
         which a surviving helper (tsserver, node under a Python launcher) keeps open."""
-        handle = self.handle
-        while handle.returncode is None and not reader.done():
+        while self.returncode is None and not reader.done():
             await asyncio.wait({reader}, timeout=0.1)
         if self.stopping:
             return
-        if handle.returncode is None:
+        if self.returncode is None:
             await self.exited(0.2)
         # Helpers left behind go first (they hold the pipes), then the last words on stderr are read.
         self.kill()
         await asyncio.wait({drain}, timeout=0.3)
-        on_exit(describe_exit(handle.returncode))
+        on_exit(describe_exit(self.returncode))
 
     async def exited(self, timeout: float) -> bool:
         """Whether it has exited, waiting up to `timeout` seconds for it."""
-        if self.handle.returncode is None:
+        if self.returncode is None:
             with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
-                await asyncio.wait_for(self.handle.wait(), timeout)
-        return self.handle.returncode is not None
+                await asyncio.wait_for(self._exit.exited.wait(), timeout)
+        return self.returncode is not None
 
     def kill(self) -> None:
         """SIGKILL the whole group: the child and any helper it left behind."""
@@ -154,7 +159,7 @@ class ChildProcess:
     async def stop(self) -> None:
         """SIGTERM and then SIGKILL the group if the child still runs; SIGKILL what it left behind if not."""
         self.stopping = True
-        if self.handle.returncode is None:
+        if self.returncode is None:
             await stop_group(self.pid, TERM_GRACE)
         self.kill()
 
@@ -172,3 +177,44 @@ class ChildProcess:
             task.cancel()
         if self._stdout is not None:
             self._stdout.close()  # a helper that outlived the group's kill may still hold its write end
+
+
+def _fork(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None, stdout: int) -> subprocess.Popen[bytes]:
+    """Fork and exec it, the leader of its own session (so of its own process group, killed as a whole).
+    Synchronous on purpose, as lintel.process's: no await can separate the started process from what stops it."""
+    return subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        start_new_session=True,
+    )
+
+
+class _Started(NamedTuple):
+    exit: ExitWatch
+    stdin: asyncio.StreamWriter
+    stderr: asyncio.StreamReader
+
+
+async def _started(proc: subprocess.Popen[bytes]) -> _Started:
+    """A forked child's end watched, a writer on its stdin and a reader of its stderr."""
+    assert proc.stdin is not None
+    assert proc.stderr is not None
+    loop = asyncio.get_running_loop()
+    exit_watch = ExitWatch(proc)
+    try:
+        stderr = asyncio.StreamReader()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stderr), proc.stderr)
+        # The protocol a StreamWriter's drain() needs; its reading side is never used (the pipe is write-only).
+        transport, protocol = await loop.connect_write_pipe(
+            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), proc.stdin
+        )
+    except BaseException:
+        proc.stdin.close()
+        proc.stderr.close()
+        exit_watch.close()
+        raise
+    return _Started(exit_watch, asyncio.StreamWriter(transport, protocol, None, loop), stderr)

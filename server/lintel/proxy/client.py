@@ -299,7 +299,7 @@ class ChildClient:
             return
         process.stopping = True
         grace = self.spec.stop_grace
-        if was is ChildState.RUNNING and process.handle.returncode is None:
+        if was is ChildState.RUNNING and process.returncode is None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._ask(types.SHUTDOWN, None), grace)
             with contextlib.suppress(Exception):

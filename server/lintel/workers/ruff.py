@@ -129,7 +129,7 @@ class RuffWorker:
         process = self._process
         return (
             process is not None
-            and process.handle.returncode is None
+            and process.returncode is None
             and self.failure is None
             and self._refusal is None
             and not self._stopped
@@ -248,7 +248,7 @@ class RuffWorker:
             return
         self._stopped = True
         process.stopping = True
-        if process.handle.returncode is None and self.failure is None:
+        if process.returncode is None and self.failure is None:
             with contextlib.suppress(WorkerError):
                 await self._request("shutdown", None, STOP_GRACE)
                 self._notify("exit", None)
