@@ -4,10 +4,16 @@ import os
 import shutil
 
 import pytest
+from hypothesis import settings
 
 from tests.helpers import missing_tool, tool_path
 
 pytest_plugins = ["pytester"]  # tests/unit/test_require_tools.py runs pytest on the marker it implements
+
+# No timed assertion in the suite, hypothesis's 200 ms deadline per example included: on a shared 2-core
+# machine a slow example is load, not a bug.
+settings.register_profile("lintel", deadline=None)
+settings.load_profile("lintel")
 
 
 def pytest_configure() -> None:

@@ -58,11 +58,14 @@ class RunResult:
     timed_out: bool = False
     duration_ms: int = 0
     truncated: bool = False
-    output: str = ""
-    issues: list[Issue] = field(default_factory=list)
-    failures: list[TestFailure] = field(default_factory=list)
+    # The bulky fields are left out of repr: asyncio formats a finished task's result in places (CPython 3.11's
+    # asyncio.run restoring SIGINT did, for 100,000 findings: a transient 180 MB string).
+    output: str = field(default="", repr=False)
+    issues: list[Issue] = field(default_factory=list, repr=False)
+    failures: list[TestFailure] = field(default_factory=list, repr=False)
     binary: str | None = None
-    stdout: str = ""  # the raw stream (formatters print their result here); not part of the wire shapes
+    # The raw stream (formatters print their result here); not part of the wire shapes.
+    stdout: str = field(default="", repr=False)
 
     @property
     def ok(self) -> bool:

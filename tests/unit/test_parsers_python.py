@@ -473,3 +473,26 @@ def test_paths_outside_the_root_stay_absolute() -> None:
     text = "/elsewhere/lib.py:3:1:3:2: error: boom  [misc]\n"
     result = parse_mypy(ToolOutput(text, exit_code=1), ctx)
     assert [i.file for i in result.issues] == ["/elsewhere/lib.py"]
+
+
+# -- many findings (issue 13, 5) ------------------------------------------------------------------------------------
+
+
+def test_ruff_json_is_read_one_finding_at_a_time_and_all_are_kept() -> None:
+    """Issue 13, 5: 100,000 findings (~41 MB of JSON) are all reported; the array is decoded element by element,
+    so a cut-short report is not mistaken for findings."""
+    item = (
+        '{{"code": "F821", "message": "Undefined name `u{n}`", "filename": "/w/m.py", '
+        '"location": {{"row": {n}, "column": 5}}, "end_location": {{"row": {n}, "column": 9}}, "fix": null}}'
+    )
+    report = "[\n" + ",\n".join(item.format(n=n) for n in range(1, 3001)) + "\n]"
+    ctx = ParseContext(cwd="/w", root="/w")
+    parsed = parse_ruff(ToolOutput(report, "", 1, None), ctx)
+    assert parsed.recognized
+    assert [i.line for i in parsed.issues] == list(range(1, 3001))
+    assert {i.rule for i in parsed.issues} == {"F821"}
+
+    cut = parse_ruff(ToolOutput(report[: len(report) // 2], "", 1, None), ctx)
+    assert cut.issues == []  # not a partial list passed off as the whole
+    assert parse_ruff(ToolOutput("[]\n", "", 0, None), ctx).recognized
+    assert parse_ruff(ToolOutput("  \n[ ]", "", 0, None), ctx).issues == []

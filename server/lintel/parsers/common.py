@@ -50,6 +50,49 @@ def json_value(text: str, opener: str) -> Any:
     return value
 
 
+class MalformedJson(ValueError):
+    """A JSON array that stops making sense part way (cut short, or not JSON after all)."""
+
+
+_BLANK = re.compile(r"[ \t\n\r]*")
+
+
+def json_array_items(text: str) -> Iterator[Any] | None:
+    """The elements of the first JSON array in `text` that starts a line (banners before it ignored), decoded
+    one at a time: a tool's 100,000 findings never exist as one parsed list beside the Issues made from them.
+    None when there is no such array; the iterator raises MalformedJson where the array stops being one."""
+    first = _BLANK.match(text).end()  # type: ignore[union-attr]  # `*` always matches
+    if text.startswith("[", first):
+        start = first
+    else:
+        found = text.find("\n[")
+        if found < 0:
+            return None
+        start = found + 1
+    return _array_items(text, start)
+
+
+def _array_items(text: str, start: int) -> Iterator[Any]:
+    decoder = json.JSONDecoder()
+    blank = _BLANK.match
+    at = blank(text, start + 1).end()  # type: ignore[union-attr]
+    if text.startswith("]", at):
+        return
+    while True:
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except ValueError as exc:
+            raise MalformedJson(f"not a JSON array past offset {at}: {exc}") from exc
+        yield value
+        at = blank(text, at).end()  # type: ignore[union-attr]
+        separator = text[at : at + 1]
+        if separator == "]":
+            return
+        if separator != ",":
+            raise MalformedJson(f"expected , or ] at offset {at}")
+        at = blank(text, at + 1).end()  # type: ignore[union-attr]
+
+
 def split_message(text: str) -> tuple[str, str | None]:
     """A one-line message and the detail lines below it (pyright and pytest messages span lines)."""
     lines = [line.rstrip() for line in text.strip().splitlines()]

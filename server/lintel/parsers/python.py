@@ -21,7 +21,16 @@ from lintel.issues import (
     severity_from,
 )
 from lintel.parsers.base import ToolOutput
-from lintel.parsers.common import MAX_HINT, clean, json_int, json_object, json_value, split_message
+from lintel.parsers.common import (
+    MAX_HINT,
+    MalformedJson,
+    clean,
+    json_array_items,
+    json_int,
+    json_object,
+    json_value,
+    split_message,
+)
 
 # --------------------------------------------------------------------------------------------- ruff check
 
@@ -49,10 +58,14 @@ def parse_ruff(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     no JSON, which is not recognised.
     """
     stdout = clean(output.stdout)
-    document = json_value(stdout, "[")
-    if isinstance(document, list):
-        issues = [i for i in (_ruff_json_issue(item, ctx) for item in document) if i is not None]
-        return ParseResult(issues=issues, recognized=True)
+    elements = json_array_items(stdout)
+    if elements is not None:
+        try:
+            issues = [i for i in (_ruff_json_issue(item, ctx) for item in elements) if i is not None]
+        except MalformedJson:
+            pass  # not ruff's JSON after all: the other formats below
+        else:
+            return ParseResult(issues=issues, recognized=True)
     lines = [line for line in stdout.splitlines() if line.strip()]
     if lines and all(line.lstrip().startswith("{") for line in lines):
         items = [json_value(line, "{") for line in lines]
