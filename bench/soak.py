@@ -112,13 +112,18 @@ COMMAND_PLAN: tuple[tuple[str, str, str | None, float], ...] = (
 )
 
 # The fake typecheck tool: 2 s of "work" with a child in its process group that outlives it unless the group is
-# killed (the script ends the child itself when it is left to finish).
+# killed (the script ends the child itself when it is left to finish). It logs its start and its end to argv[1]:
+# a run that ends although its command was cancelled was not killed.
 SLOW_TOOL = """\
 import subprocess, sys, time
+with open(sys.argv[1], "a") as log:
+    log.write("start\\n")
 child = subprocess.Popen(["sleep", "60"])
 time.sleep(2)
 child.terminate()
 child.wait()
+with open(sys.argv[1], "a") as log:
+    log.write("end\\n")
 print("Success: no issues found in 1 source file")
 """
 
@@ -770,8 +775,19 @@ def _round(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def options_for(server_kind: str, slow_tool: Path) -> dict[str, Any]:
-    python: dict[str, Any] = {"typecheck": [sys.executable, str(slow_tool)]}
+def typecheck_tool(runs: Counter[str], ledger: Ledger) -> dict[str, int]:
+    """The slow tool's runs against the typecheck commands answered with a result: every other run was killed."""
+    results = sum(n for (label, outcome), n in ledger.outcomes.items() if "typecheck" in label and outcome == "result")
+    return {
+        "started": runs["start"],
+        "ran_to_end": runs["end"],
+        "commands_with_a_result": results,
+        "ran_to_end_although_cancelled": max(0, runs["end"] - results),
+    }
+
+
+def options_for(server_kind: str, slow_tool: Path, tool_log: Path) -> dict[str, Any]:
+    python: dict[str, Any] = {"typecheck": [sys.executable, str(slow_tool), str(tool_log)]}
     if server_kind == "fake":
         python["server"] = [sys.executable, str(FAKE_SERVER)]
     # One ruff run a save: the format check would add a second.
@@ -784,17 +800,20 @@ async def soak(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
         shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("node_modules", "__pycache__", ".*_cache"))
         slow_tool = Path(scratch) / "slow_typecheck.py"
         slow_tool.write_text(SLOW_TOOL, encoding="utf-8")
+        tool_log = Path(scratch) / "slow_typecheck.log"
+        tool_log.touch()
         runner = Soak(root, args.minutes, args.server, args.seed)
         print(
             f"soak: lintel {lintel_version}, {args.minutes:g} min, navigation server: {args.server}, "
             f"load averages {harness.loadavg()}",
             flush=True,
         )
-        await runner.start(options_for(args.server, slow_tool))
+        await runner.start(options_for(args.server, slow_tool, tool_log))
         print(f"lintel pid {runner.pid}; load started", flush=True)
         print(format_row(ROW_HEADER), flush=True)
         await runner.run()
         ending = await runner.finish()
+        tool_runs = Counter(tool_log.read_text(encoding="utf-8").split())
     ledger = runner.ledger
     progress_open = {token: n for token, n in runner.progress_open.items() if n}
     results: dict[str, Any] = {
@@ -816,6 +835,7 @@ async def soak(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
             "outcomes": {f"{label} -> {outcome}": n for (label, outcome), n in sorted(ledger.outcomes.items())},
             "error_kinds": dict(ledger.error_kinds.most_common()),
         },
+        "typecheck_tool": typecheck_tool(tool_runs, ledger),
         "storms": dict(runner.storms),
         "publishes": runner.publishes,
         "progress": {"begins": runner.progress_begins, "left_open": progress_open},
@@ -852,6 +872,12 @@ def report(results: dict[str, Any]) -> None:
         print(f"  error x{n}: {kind}")
     for item in results["unanswered"]:
         print(f"  never answered: id {item['id']} {item['label']} (sent {item['age_s']} s before the end)")
+    tool = results["typecheck_tool"]
+    print(
+        f"slow typecheck tool: {tool['started']} started, {tool['ran_to_end']} ran to the end "
+        f"({tool['commands_with_a_result']} commands answered with a result); "
+        f"ran to the end although cancelled: {tool['ran_to_end_although_cancelled']} (expect 0)"
+    )
     print(
         f"save storms: {results['storms']}; publishes: {results['publishes']}; "
         f"config changes: {results['config_changes']}"
