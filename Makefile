@@ -24,7 +24,10 @@ test: lint
 test-random: setup
 	$(PY) -m pytest -p randomly $(if $(SEED),--randomly-seed=$(SEED)) $(PYTEST_ARGS)
 
+# bench/setup installs the peers bench/peers.py measures lintel against (into the tools cache).
 bench: setup
+	@bench/setup
+	$(PY) bench/peers.py
 	$(PY) bench/lint_on_save.py
 	$(PY) bench/navigation.py
 

@@ -11,6 +11,7 @@ import os
 import statistics
 import sys
 import time
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,11 +92,31 @@ class Server:
         return process.pid
 
 
+def is_notebook_filter_union(cls: Any) -> bool:
+    """The type of a notebook filter's `notebook` (a notebook type name or a filter object): lsprotocol
+    2025.0.0 registers no structure hook for it, so cattrs cannot read an initialize response that has a
+    `notebookSelector` (`ruff server`'s: `[{"cells": [{"language": "python"}]}]`) and pygls drops it."""
+    return typing.get_origin(cls) is typing.Union and types.NotebookDocumentFilterNotebookType in typing.get_args(cls)
+
+
+def structure_notebook_filter(value: Any, cls: Any) -> Any:
+    if value is None or isinstance(value, str):
+        return value
+    for key, kind in (
+        ("notebookType", types.NotebookDocumentFilterNotebookType),
+        ("scheme", types.NotebookDocumentFilterScheme),
+    ):
+        if key in value:
+            return warm_converter().structure(value, kind)
+    return warm_converter().structure(value, types.NotebookDocumentFilterPattern)
+
+
 @functools.cache
 def warm_converter() -> Converter:
     """One converter for every client, its initialize (un)structuring code generated up front: cattrs
     builds that code on first use, per converter, and the tens of milliseconds it takes are the client's."""
     converter: Converter = default_converter()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
+    converter.register_structure_hook_func(is_notebook_filter_union, structure_notebook_filter)
     request = types.InitializeRequest(id=1, params=initialize_params(Path.cwd(), {}))
     converter.unstructure(request, types.InitializeRequest)
     converter.structure({"jsonrpc": "2.0", "id": 1, "result": {"capabilities": {}}}, types.InitializeResponse)
@@ -104,9 +125,11 @@ def warm_converter() -> Converter:
 
 class RecordingClient(LanguageClient):
     """pytest-lsp's client, keeping the server's stderr instead of forwarding it (the lines of `lintel -v`
-    say what it runs); lines that are not INFO still go to this process's stderr."""
+    say what it runs); lines that are not INFO still go to this process's stderr unless `echo` is off (the
+    peers log in formats of their own, kept in `recorder.stderr` for an error message)."""
 
     recorder: Recorder
+    echo: bool = True
 
     async def start_io(self, cmd: str, *args: Any, **kwargs: Any) -> None:
         await super(LanguageClient, self).start_io(cmd, *args, **kwargs)  # pytest-lsp's forwarder left out
@@ -117,17 +140,27 @@ class RecordingClient(LanguageClient):
         while line := await stream.readline():
             text = line.decode("utf-8", errors="replace").rstrip("\n")
             self.recorder.stderr.append(text)
-            if ": INFO " not in text:
+            if self.echo and ": INFO " not in text:
                 print(text, file=sys.stderr)
 
 
-async def start_server(command: Sequence[str], *, record_stderr: bool = False) -> Server:
+async def start_server(
+    command: Sequence[str],
+    *,
+    record_stderr: bool = False,
+    echo_stderr: bool = True,
+    features: Mapping[str, Callable[..., Any]] | None = None,
+    cwd: Path | None = None,
+) -> Server:
+    """Spawn a language server with a client that records what it publishes. `features`: more client-side
+    handlers (a peer's own notifications, `workspace/configuration`), by method name."""
     recorder = Recorder()
 
     def factory() -> LanguageClient:
         client = (RecordingClient if record_stderr else LanguageClient)(converter_factory=warm_converter)
         if isinstance(client, RecordingClient):
             client.recorder = recorder
+            client.echo = echo_stderr
 
         # pygls tags each handler with attributes, which bound methods cannot carry: plain functions.
         def on_publish(params: types.PublishDiagnosticsParams) -> None:
@@ -139,27 +172,33 @@ async def start_server(command: Sequence[str], *, record_stderr: bool = False) -
         def on_register(params: types.RegistrationParams) -> None:
             return None
 
-        features = {
+        handlers = {
             **DEFAULT_CLIENT_FEATURES,
             types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: on_publish,
             types.WINDOW_LOG_MESSAGE: on_log,
             types.CLIENT_REGISTER_CAPABILITY: on_register,
+            **(features or {}),
         }
-        register_lsp_features(client, features)
+        register_lsp_features(client, handlers)
         return client
 
     # What ClientServerConfig(...).start() does, with the client built first: building its converter takes
     # tens of milliseconds that are not the server's.
     client = factory()
     before = time.perf_counter()
-    await client.start_io(*command)
+    spawn: dict[str, Any] = {"cwd": cwd} if cwd is not None else {}
+    await client.start_io(*command, **spawn)
     return Server(client, recorder, before, time.perf_counter())
 
 
-def initialize_params(root: Path | None, options: Mapping[str, Any] | None = None) -> types.InitializeParams:
+def initialize_params(
+    root: Path | None,
+    options: Mapping[str, Any] | None = None,
+    capabilities: types.ClientCapabilities | None = None,
+) -> types.InitializeParams:
     folders = [types.WorkspaceFolder(uri=root.as_uri(), name=root.name)] if root is not None else None
     return types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
+        capabilities=capabilities or client_capabilities("visual-studio-code"),
         root_uri=root.as_uri() if root is not None else None,
         workspace_folders=folders,
         initialization_options=dict(options) if options is not None else None,
@@ -260,6 +299,40 @@ def proc_status(pid: int) -> dict[str, int]:
     return out
 
 
+def descendants(pid: int) -> list[int]:
+    """`pid` and every process below it, from the parent of each process in /proc. A daemon that detached
+    (setsid and re-parented to init) is not found here: measure it by its own pid."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                data = stat.read()
+        except OSError:
+            continue  # it ended while we looked
+        parent = int(data[data.rfind(b")") + 2 :].split()[1])
+        children.setdefault(parent, []).append(int(entry))
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        found.append(current)
+        queue.extend(children.get(current, []))
+    return found
+
+
+def tree_rss_kb(pid: int) -> tuple[int, int]:
+    """The summed VmRSS of `pid` and its descendants, and how many processes that is."""
+    total = count = 0
+    for member in descendants(pid):
+        try:
+            total += proc_status(member).get("VmRSS", 0)
+        except OSError:
+            continue
+        count += 1
+    return total, count
+
+
 def proc_state(pid: int) -> str:
     with open(f"/proc/{pid}/stat", "rb") as stat:
         data = stat.read()
@@ -284,15 +357,20 @@ async def wait_idle(pid: int, settle: float = 0.03, poll: float = 0.002, timeout
     raise TimeoutError(f"pid {pid} never went idle")
 
 
+def percentile(ordered: Sequence[float], fraction: float) -> float:
+    """Nearest rank, of samples sorted ascending."""
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
 def summary(samples: Sequence[float]) -> dict[str, Any]:
     ordered = sorted(samples)
     if not ordered:
         return {"n": 0}
-    p95 = ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]  # nearest rank
     return {
         "n": len(ordered),
         "median": round(statistics.median(ordered), 2),
-        "p95": round(p95, 2),
+        "p90": round(percentile(ordered, 0.90), 2),
+        "p95": round(percentile(ordered, 0.95), 2),
         "min": round(ordered[0], 2),
         "max": round(ordered[-1], 2),
         "samples": [round(s, 2) for s in samples],

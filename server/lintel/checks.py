@@ -274,9 +274,14 @@ async def run_file_check(  # noqa: PLR0913 - keyword options of one call, passed
         stdin=text.encode("utf-8") if scope.stdin and text is not None else None,
     )
     if scope.filter_to_file or result.issues:
-        wanted = _relative(file, workspace)
-        result.issues = [i for i in result.issues if i.file == wanted]
+        result.issues = keep_file_issues(result.issues, file, workspace)
     return result
+
+
+def keep_file_issues(issues: Iterable[Issue], file: Path, workspace: Path) -> list[Issue]:
+    """The findings of `file` (absolute) among a run's, whose paths are relative to `workspace` (resolved)."""
+    wanted = _relative(file, workspace)
+    return [i for i in issues if i.file == wanted]
 
 
 async def run_planned(

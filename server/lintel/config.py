@@ -149,6 +149,11 @@ class EditorSettings(_Model):
     # Files above this size (KiB) are not sent to language servers: one 20 MB file slowed every other file's
     # hover for seconds. 0: no limit.
     max_forwarded_file_kb: int = Field(4096, ge=0, le=1_048_576)
+    # Lint through a warm worker per (tool, project root) where the tool has one (eslint): the CLI's findings
+    # without starting the tool on every save; any failure falls back to the CLI (docs/design.md, "Warm workers").
+    warm_workers: bool = True
+    # A warm worker unused this many seconds is stopped (started again by the next lint).
+    worker_idle_seconds: int = Field(300, ge=1, le=86_400)
 
 
 class ProjectSettings(_Model):

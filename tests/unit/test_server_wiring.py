@@ -88,13 +88,21 @@ class FakeChildren:
         self.calls.append("stop")
 
 
-async def test_lifecycle_reconciles_and_stops_the_injected_children() -> None:
+class FakeWorkers:
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    async def stop_all(self) -> None:
+        self.calls.append("stop workers")
+
+
+async def test_lifecycle_reconciles_and_stops_the_injected_children_and_workers() -> None:
     server = LintelServer()
     children = FakeChildren()
-    life = lifecycle.Lifecycle(server, Diagnostics(server), children)
+    life = lifecycle.Lifecycle(server, Diagnostics(server), children, FakeWorkers(children.calls))
     await life.reload(pull=False)
     await life.stop_everything()
-    assert children.calls == ["reconcile", "stop"]
+    assert children.calls == ["reconcile", "stop workers", "stop"]
 
 
 def zero_width(message: str) -> types.Diagnostic:

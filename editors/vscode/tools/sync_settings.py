@@ -55,6 +55,11 @@ DESCRIPTIONS: Mapping[str, str] = {
     "editor.saveDebounceMs": "A save while the previous run for that file is still going waits this many milliseconds.",
     "editor.changeDebounceMs": "Milliseconds of quiet typing before a lint-on-change run starts.",
     "editor.forwardServerDiagnostics": "Show the diagnostics of forwarded language servers (gopls, rust-analyzer…).",
+    "editor.warmWorkers": (
+        "Lint on open, save and change through a warm worker per tool and project (eslint: the project's own "
+        "eslint kept loaded), with the CLI's findings; any failure falls back to the tool's CLI for that run."
+    ),
+    "editor.workerIdleSeconds": "A warm lint worker unused for this many seconds is stopped (the next lint starts it).",
     "editor.dedupeServerDiagnostics": (
         "Leave out a forwarded language server's diagnostic when lintel's own tools report the same problem at the "
         "same place (ruff F401 and basedpyright's reportUnusedImport, eslint's no-unused-vars and tsserver's 6133)."

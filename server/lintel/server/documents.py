@@ -17,6 +17,8 @@ from lintel.server.diagnostics import Diagnostics
 from lintel.server.session import Folder
 from lintel.server.shared import uri_path
 from lintel.validators import run_validators
+from lintel.workers.pool import WorkerPool
+from lintel.workers.warm import warm_file_lint
 
 if TYPE_CHECKING:
     from lintel.server.app import LintelServer
@@ -32,10 +34,11 @@ Reload = Callable[[], Awaitable[None]]
 class Documents:
     """The open documents' checks: scheduled on the editor's document messages, published through `diagnostics`."""
 
-    def __init__(self, server: LintelServer, diagnostics: Diagnostics, reload: Reload) -> None:
+    def __init__(self, server: LintelServer, diagnostics: Diagnostics, reload: Reload, workers: WorkerPool) -> None:
         self.server = server
         self.diagnostics = diagnostics
         self.reload = reload
+        self.workers = workers
 
     def locate(self, uri: str) -> tuple[Folder, Project, Path] | None:
         """The folder and nearest project owning a file, or None (outside the workspace, no marker)."""
@@ -67,9 +70,16 @@ class Documents:
         text = document.source if use_buffer and document is not None else None
         if text is None and not path.is_file():
             return  # an unsaved buffer: nothing on disk to check until it is saved
-        result = await run_file_check(
-            project, check, path, workspace=folder.root, config=folder.config, text=text, require_stdin=use_buffer
-        )
+        result: RunResult | None = None
+        if check == "lint" and folder.config.editor.warm_workers:
+            # None when the tool has no worker, or its worker could not answer: then exactly the CLI run below.
+            result = await warm_file_lint(
+                self.workers, project, path, workspace=folder.root, config=folder.config, text=text
+            )
+        if result is None:
+            result = await run_file_check(
+                project, check, path, workspace=folder.root, config=folder.config, text=text, require_stdin=use_buffer
+            )
         if result is None:
             return
         if result.status == "not_checked":
@@ -164,8 +174,8 @@ class Documents:
         return [types.TextEdit(range=types.Range(start=start, end=end), new_text=formatted)]
 
 
-def setup(server: LintelServer, diagnostics: Diagnostics, reload: Reload) -> Documents:
-    documents = Documents(server, diagnostics, reload)
+def setup(server: LintelServer, diagnostics: Diagnostics, reload: Reload, workers: WorkerPool) -> Documents:
+    documents = Documents(server, diagnostics, reload, workers)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(params: types.DidOpenTextDocumentParams) -> None:

@@ -88,13 +88,21 @@ async def pull_client_settings(server: LintelServer) -> None:
         folder.client_settings = value if isinstance(value, Mapping) else None
 
 
+class Workers(Protocol):
+    """The warm lint workers (lintel.workers.pool)."""
+
+    async def stop_all(self) -> None:
+        """Every worker stopped (its process group killed); none started afterwards."""
+
+
 class Lifecycle:
     """The server's life: initialize, configuration and folder changes (each a reload), shutdown."""
 
-    def __init__(self, server: LintelServer, diagnostics: Diagnostics, children: Children) -> None:
+    def __init__(self, server: LintelServer, diagnostics: Diagnostics, children: Children, workers: Workers) -> None:
         self.server = server
         self.diagnostics = diagnostics
         self.children = children
+        self.workers = workers
         self.declared = DeclaredFiles()
         self._trust_problem: str | None = None  # a `trusted` value that is not a boolean, told once
 
@@ -113,6 +121,7 @@ class Lifecycle:
         """Cancel every run (which kills its process group) and wait until they are gone."""
         server = self.server
         await server.session.scheduler.shutdown()
+        await self.workers.stop_all()
         await self.children.stop()
         tasks = list(server.background)
         for task in tasks:
@@ -176,8 +185,8 @@ class Lifecycle:
         await self.reload()
 
 
-def setup(server: LintelServer, diagnostics: Diagnostics, children: Children) -> Lifecycle:
-    lifecycle = Lifecycle(server, diagnostics, children)
+def setup(server: LintelServer, diagnostics: Diagnostics, children: Children, workers: Workers) -> Lifecycle:
+    lifecycle = Lifecycle(server, diagnostics, children, workers)
 
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:

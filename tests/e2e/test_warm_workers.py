@@ -1,0 +1,331 @@
+"""Warm lint workers through a real editor session (`lintel serve`, pytest-lsp) with the fixture's real eslint:
+the diagnostics a save publishes are the same with the worker as without; a worker killed mid-request leaves
+that save to the CLI and is replaced on the next; a config change restarts it with the new rules; an idle worker
+and every worker at the end of the session are gone — all checked on the worker's process by PID."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from tests.e2e.conftest import Editor, RecordingClient, Start
+from tests.e2e.test_lint_diagnostics import keys, lint_only, require_linter
+
+FILE = "src/util.js"
+SCRIPT = "eslint_worker.cjs"
+NO_FORMAT_CHECK = {"editor": {"formatCheck": False}}  # prettier's run is another tool this file does not look at
+GONE_TIMEOUT = 60.0  # generous: a busy machine; never an assertion on speed
+
+
+@pytest.fixture
+def client_name() -> str:
+    """One client: what a worker does does not depend on the editor's capabilities."""
+    return "neovim"
+
+
+def worker_pids(root: Path) -> list[int]:
+    """The running eslint workers of the project at `root`, found by their command line."""
+    pids = []
+    wanted = str(root.resolve()).encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            status = Path(f"/proc/{entry}/status").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if "\nState:\tZ" in status:
+            continue
+        if any(arg.endswith(SCRIPT.encode()) for arg in argv) and wanted in argv:
+            pids.append(int(entry))
+    return pids
+
+
+def running(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+async def wait_gone(pid: int, timeout: float = GONE_TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while running(pid):
+        assert time.monotonic() < deadline, f"worker pid {pid} still runs after {timeout:g}s"
+        await asyncio.sleep(0.05)
+
+
+def the_worker(root: Path) -> int:
+    pids = worker_pids(root)
+    assert len(pids) == 1, f"expected one eslint worker for {root}, found {pids}"
+    return pids[0]
+
+
+async def save_and_wait(editor: Editor, uri: str, text: str) -> list[types.Diagnostic]:
+    """Save `text`; the diagnostics published for that save."""
+    seen = len(editor.client.published)
+    editor.save(uri, text)
+    return await editor.wait_for_publish(uri, seen)
+
+
+async def open_and_wait(editor: Editor, relative: str) -> tuple[str, list[types.Diagnostic]]:
+    uri = editor.open(relative)
+    published = await editor.wait_for_diagnostics(uri, lambda ds: bool(lint_only(ds)))
+    return uri, published
+
+
+def described(diagnostics: Sequence[types.Diagnostic]) -> list[tuple[object, ...]]:
+    """Everything a diagnostic says, in a comparable form."""
+    return sorted(
+        (
+            d.range.start.line,
+            d.range.start.character,
+            d.range.end.line,
+            d.range.end.character,
+            d.severity,
+            str(d.code),
+            d.source,
+            d.message,
+            repr(sorted(d.data.items())) if isinstance(d.data, dict) else repr(d.data),
+        )
+        for d in diagnostics
+    )
+
+
+async def test_save_publishes_the_same_diagnostics_warm_and_cold(start: Start) -> None:
+    require_linter("node")
+    editor = await start("node", init_options=NO_FORMAT_CHECK)
+    uri, _ = await open_and_wait(editor, FILE)
+    text = editor.path(FILE).read_text(encoding="utf-8")
+
+    warm = await save_and_wait(editor, uri, text)
+    pid = the_worker(editor.root)
+
+    # Off (the client's settings win over initializationOptions): the CLI lints. The worker is killed first, so
+    # a lint that went to a worker would have had to start a new one.
+    cold_settings = {"editor": {"warmWorkers": False, "formatCheck": False}}
+    editor.client.workspace_did_change_configuration(types.DidChangeConfigurationParams({"lintel": cold_settings}))
+    os.kill(pid, signal.SIGKILL)
+    await wait_gone(pid)
+    cold = await save_and_wait(editor, uri, text)
+
+    assert worker_pids(editor.root) == []
+    assert lint_only(warm), "the fixture file has eslint findings"
+    assert described(warm) == described(cold)
+
+
+HOLD_RULE = """
+import fs from "node:fs";
+
+// A fault hook for lintel's tests: in the warm worker only (never in the CLI), a file with the comment
+// `lintel: hold` is held once: the rule writes its pid to MARKER and spins, so the test can kill it mid-request.
+const hold = {
+  meta: { type: "problem", schema: [] },
+  create(context) {
+    return {
+      Program() {
+        const inWorker = (process.argv[1] || "").endsWith("eslint_worker.cjs");
+        if (inWorker && context.sourceCode.text.includes("lintel: hold") && !fs.existsSync(MARKER)) {
+          fs.writeFileSync(MARKER, String(process.pid));
+          const end = Date.now() + 300000;
+          while (Date.now() < end) {}
+        }
+      },
+    };
+  },
+};
+"""
+
+
+def add_hold_rule(root: Path, marker: Path) -> None:
+    config = root / "eslint.config.js"
+    text = config.read_text(encoding="utf-8")
+    rule = HOLD_RULE.replace("MARKER", repr(str(marker)))
+    hooked = text.replace(
+        "export default [",
+        'export default [\n  { files: ["**/*.js"], plugins: { lintel: { rules: { hold } } }, '
+        'rules: { "lintel/hold": "error" } },',
+    )
+    config.write_text(rule + hooked, encoding="utf-8")
+
+
+async def test_a_worker_killed_mid_request_leaves_the_save_to_the_cli_and_is_replaced(
+    start: Start, tmp_path: Path
+) -> None:
+    require_linter("node")
+    marker = tmp_path / "held-by"
+    editor = await start("node", init_options=NO_FORMAT_CHECK)
+    add_hold_rule(editor.root, marker)
+    uri, opened = await open_and_wait(editor, FILE)
+    first = the_worker(editor.root)
+
+    text = editor.path(FILE).read_text(encoding="utf-8")
+    seen = len(editor.client.published)
+    editor.save(uri, text + "// lintel: hold\n")
+    deadline = time.monotonic() + GONE_TIMEOUT
+    while not marker.exists():
+        assert time.monotonic() < deadline, "the worker never started on the held file"
+        await asyncio.sleep(0.05)
+    assert int(marker.read_text(encoding="utf-8")) == first  # held in the worker, mid-request
+    os.kill(first, signal.SIGKILL)
+
+    fallback = await editor.wait_for_publish(uri, seen)
+    assert keys(lint_only(fallback)) == keys(lint_only(opened))  # the CLI's findings, nothing lost
+    failure = await editor.wait_for_message("warm eslint worker")
+    assert "CLI" in failure
+    await wait_gone(first)
+
+    again = await save_and_wait(editor, uri, text)
+    assert keys(lint_only(again)) == keys(lint_only(opened))
+    second = the_worker(editor.root)
+    assert second != first
+
+
+async def test_a_config_change_restarts_the_worker_with_the_new_rules(start: Start) -> None:
+    require_linter("node")
+    editor = await start("node", init_options=NO_FORMAT_CHECK)
+    uri, opened = await open_and_wait(editor, FILE)
+    assert "id-length" not in {d.code for d in opened}
+    first = the_worker(editor.root)
+
+    config = editor.path("eslint.config.js")
+    rules = '"no-console": "warn",'
+    stricter = config.read_text(encoding="utf-8").replace(rules, f'{rules}\n  "id-length": "error",')
+    config.write_text(stricter, encoding="utf-8")
+    text = editor.path(FILE).read_text(encoding="utf-8")
+    published = await save_and_wait(editor, uri, text)
+
+    assert "id-length" in {d.code for d in published}
+    second = the_worker(editor.root)
+    assert second != first
+    await wait_gone(first)
+
+
+async def test_an_idle_worker_is_stopped(start: Start) -> None:
+    require_linter("node")
+    editor = await start("node", init_options={"editor": {"formatCheck": False, "workerIdleSeconds": 1}})
+    await open_and_wait(editor, FILE)
+    pid = the_worker(editor.root)
+    await wait_gone(pid)
+    assert worker_pids(editor.root) == []
+
+
+async def test_no_worker_is_left_after_shutdown(start: Start, lsp: RecordingClient) -> None:
+    require_linter("node")
+    editor = await start("node", init_options=NO_FORMAT_CHECK)
+    await open_and_wait(editor, FILE)
+    pid = the_worker(editor.root)
+    await asyncio.wait_for(lsp.shutdown_async(None), 60)
+    assert not running(pid)  # stopped (and reaped) before shutdown was answered
+    lsp.exit(None)
+    server = lsp._server
+    assert server is not None
+    assert await asyncio.wait_for(server.wait(), 30) == 0
+
+
+async def test_no_worker_is_left_when_the_server_is_terminated(start: Start, lsp: RecordingClient) -> None:
+    """SIGTERM (an editor that quits without shutdown): the worker goes with lintel."""
+    require_linter("node")
+    editor = await start("node", init_options=NO_FORMAT_CHECK)
+    await open_and_wait(editor, FILE)
+    pid = the_worker(editor.root)
+    server = lsp._server
+    assert server is not None
+    server.send_signal(signal.SIGTERM)
+    await asyncio.wait_for(server.wait(), 60)
+    await wait_gone(pid)
+
+
+# -- ruff's worker (`ruff server`) --------------------------------------------------------------------------------
+
+PY_FILE = "src/inventory/pricing.py"
+
+
+def ruff_servers(root: Path) -> list[int]:
+    """The running `ruff server` workers of the project at `root` (their working directory)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            cwd = Path(os.readlink(f"/proc/{entry}/cwd"))
+        except OSError:
+            continue
+        ours = len(argv) > 1 and argv[0].endswith(b"ruff") and argv[1] == b"server" and cwd == root.resolve()
+        if ours and running(int(entry)):
+            pids.append(int(entry))
+    return pids
+
+
+def the_ruff_server(root: Path) -> int:
+    pids = ruff_servers(root)
+    assert len(pids) == 1, f"expected one ruff server for {root}, found {pids}"
+    return pids[0]
+
+
+async def test_python_saves_publish_the_same_diagnostics_warm_and_cold(start: Start) -> None:
+    """Issue 14: ruff's warm worker publishes exactly what the ruff CLI run does (rule, range, message, data)."""
+    require_linter("python")
+    editor = await start("python", init_options=NO_FORMAT_CHECK)
+    uri, _ = await open_and_wait(editor, PY_FILE)
+    text = editor.path(PY_FILE).read_text(encoding="utf-8")
+    warm = await save_and_wait(editor, uri, text)
+    pid = the_ruff_server(editor.root)
+
+    cold_settings = {"editor": {"warmWorkers": False, "formatCheck": False}}
+    editor.client.workspace_did_change_configuration(types.DidChangeConfigurationParams({"lintel": cold_settings}))
+    os.kill(pid, signal.SIGKILL)
+    await wait_gone(pid)
+    cold = await save_and_wait(editor, uri, text)
+
+    assert ruff_servers(editor.root) == []
+    assert lint_only(warm), "the fixture file has ruff findings"
+    assert described(warm) == described(cold)
+
+
+async def test_a_killed_ruff_worker_leaves_no_save_without_diagnostics_and_is_replaced(start: Start) -> None:
+    require_linter("python")
+    editor = await start("python", init_options=NO_FORMAT_CHECK)
+    uri, opened = await open_and_wait(editor, PY_FILE)
+    first = the_ruff_server(editor.root)
+    os.kill(first, signal.SIGKILL)
+    await wait_gone(first)
+    text = editor.path(PY_FILE).read_text(encoding="utf-8")
+
+    after = await save_and_wait(editor, uri, text)
+
+    assert keys(lint_only(after)) == keys(lint_only(opened))
+    again = await save_and_wait(editor, uri, text)
+    assert keys(lint_only(again)) == keys(lint_only(opened))
+    second = the_ruff_server(editor.root)
+    assert second != first
+
+
+async def test_a_ruff_config_change_restarts_its_worker_with_the_new_rules(start: Start) -> None:
+    require_linter("python")
+    editor = await start("python", init_options=NO_FORMAT_CHECK)
+    uri, opened = await open_and_wait(editor, PY_FILE)
+    assert not any(str(d.code).startswith("D1") for d in opened)
+    first = the_ruff_server(editor.root)
+
+    pyproject = editor.path("pyproject.toml")
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8").replace('select = ["E", "F", "B"]', 'select = ["E", "F", "B", "D1"]'),
+        encoding="utf-8",
+    )
+    published = await save_and_wait(editor, uri, editor.path(PY_FILE).read_text(encoding="utf-8"))
+
+    assert any(str(d.code).startswith("D1") for d in published)
+    second = the_ruff_server(editor.root)
+    assert second != first
+    await wait_gone(first)
