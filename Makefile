@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(shell scripts/toolpath)
 
-.PHONY: setup lint test test-only test-random bench clean
+.PHONY: setup lint test test-only test-random bench soak clean
 
 setup:
 	@scripts/setup-dev
@@ -30,6 +30,10 @@ bench: setup
 	$(PY) bench/peers.py
 	$(PY) bench/lint_on_save.py
 	$(PY) bench/navigation.py
+
+# Ten minutes of mixed load on one server: RSS, fds and processes watched, what is left checked (MINUTES=1: quick).
+soak: setup
+	$(PY) bench/soak.py --minutes $(or $(MINUTES),10)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -3,6 +3,8 @@ them, these fail (and the pin in pyproject.toml says which version they were che
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import importlib.metadata
 import inspect
 import json
@@ -11,7 +13,15 @@ from typing import Any
 
 import attrs
 import pytest
-from lintel.pyglscompat import PYGLS_CHECKED, converter_of, is_shutting_down, new_stop_event, quiet_expected_errors
+from lintel.pyglscompat import (
+    FINISHED_HANDLERS_FLOOR,
+    PYGLS_CHECKED,
+    FinishedHandlers,
+    converter_of,
+    is_shutting_down,
+    new_stop_event,
+    quiet_expected_errors,
+)
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
@@ -108,3 +118,68 @@ def test_expected_request_errors_are_one_info_line_and_faults_keep_their_traceba
     assert expected.getMessage() == 'Exception occurred for message "7" (code -32803): 2 projects found'
     assert fault.levelname == "ERROR"
     assert fault.exc_info is not None
+
+
+async def settle() -> None:
+    """Let the tasks the handlers started run to their end."""
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def test_pygls_keeps_every_finished_notification_handler_and_the_sweep_drops_them() -> None:
+    """bench/soak.py: lintel's RSS grew ~2 MB a minute under save storms — pygls files each notification's handler
+    in `_request_futures` and never removes it."""
+    server, _ = serving()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    async def saved(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        return None
+
+    save = {"method": types.TEXT_DOCUMENT_DID_SAVE, "params": {"textDocument": {"uri": "file:///a"}}}
+    for _ in range(100):
+        receive(server, save)
+    await settle()
+    futures = server.protocol._request_futures
+    # The pygls behaviour FinishedHandlers exists for: when this fails, pygls cleans up itself.
+    # One task per save (didOpen, didChange and didClose leave two: pygls's built-in step runs first).
+    assert len(futures) == 100
+    assert all(future.done() for future in futures.values())
+
+    sweeper = FinishedHandlers(server.protocol)
+    assert sweeper.sweep() == 100
+    assert futures == {}
+    for _ in range(FINISHED_HANDLERS_FLOOR - 1):
+        receive(server, save)
+    await settle()
+    assert sweeper.sweep() == 0  # below the floor: not worth a pass over the table
+    assert len(futures) == FINISHED_HANDLERS_FLOOR - 1
+
+
+async def test_the_sweep_keeps_what_is_in_flight_and_forgets_abandoned_requests() -> None:
+    server, _ = serving()
+    release = asyncio.Event()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    async def saved(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        await release.wait()
+
+    receive(server, {"method": types.TEXT_DOCUMENT_DID_SAVE, "params": {"textDocument": {"uri": "file:///a"}}})
+    await settle()
+    protocol = server.protocol
+    running = {msg_id for msg_id, future in protocol._request_futures.items() if not future.done()}
+    assert len(running) == 1
+    # lintel's requests to the editor share the table: one waiting for its answer, one given up on.
+    waiting = protocol.send_request(types.WORKSPACE_CONFIGURATION, types.ConfigurationParams(items=[]), msg_id="w")
+    abandoned = protocol.send_request(types.WORKSPACE_CONFIGURATION, types.ConfigurationParams(items=[]), msg_id="a")
+    abandoned.cancel()
+    for n in range(FINISHED_HANDLERS_FLOOR):
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        done.set_result(None)
+        protocol._request_futures[f"done-{n}"] = done
+
+    FinishedHandlers(protocol).sweep()
+    assert set(protocol._request_futures) == running | {"w"}
+    assert set(protocol._result_types) == {"w"}
+    assert not waiting.done()
+    release.set()
+    await settle()

@@ -11,7 +11,7 @@ import logging
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Generator
-from typing import Any, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from lsprotocol import types
 from pygls.exceptions import (
@@ -27,12 +27,15 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lintel import __version__
-from lintel.pyglscompat import capabilities_with, is_shutting_down, new_stop_event
+from lintel.pyglscompat import FinishedHandlers, capabilities_with, is_shutting_down, new_stop_event
 from lintel.server.advertised import Advertised
 from lintel.server.notify import Notifier
 from lintel.server.session import Session
 from lintel.server.shared import RawNow
 from lintel.wire import BatchWriter, MessageReader, encode
+
+if TYPE_CHECKING:
+    from cattrs import Converter
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +46,11 @@ class LintelProtocol(LanguageServerProtocol):
     under the request's own id: cancelling it cancels the command and kills its tool."""
 
     _server: LintelServer
+
+    def __init__(self, server: LanguageServer, converter: Converter) -> None:
+        super().__init__(server, converter)
+        # pygls never forgets a notification handler's future: swept between messages (pyglscompat).
+        self._finished = FinishedHandlers(self)
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     async def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:  # type: ignore[override]
@@ -72,6 +80,7 @@ class LintelProtocol(LanguageServerProtocol):
                     handle(listener, message.params)
                 except Exception:
                     log.exception("a document listener failed on %s", message.method)
+        self._finished.sweep()
 
 
 class CommandRunner(Protocol):
