@@ -15,13 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pygls.exceptions import JsonRpcException
 
-from lintel.checks import detect_document, run_check
-from lintel.detect import DetectionError, choose_project, is_inside, normalize_language
-from lintel.discover import Discovery, describe, discover, nearest_above
-from lintel.languages import CheckName, Project, Registry
+from lintel import actions
+from lintel.actions import ActionError, CommandArgs, parse_args
+from lintel.detect import normalize_language
+from lintel.languages import CheckName, Project
 from lintel.server.advertised import (
     COMMANDS,
     DETECT,
@@ -50,35 +49,19 @@ REQUEST_FAILED = -32803  # LSP: the request was valid but could not be carried o
 # lintel's own commands (named in advertised.py, so `initialize` lists them before this module is loaded).
 OFFERED = COMMANDS
 
+__all__ = ["OFFERED", "CommandArgs", "Commands", "Progress", "failed", "invalid", "parse_args", "setup"]
 
-class CommandArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
 
-    language: str | None = None
-    path: str | None = None
-    timeout: float | None = Field(None, gt=0)
-    ids: list[str] | None = None  # lintel.validate only
+def lsp_error(error: ActionError) -> JsonRpcException:
+    return JsonRpcException(message=error.message, code=INVALID_PARAMS if error.invalid else REQUEST_FAILED)
 
 
 def invalid(message: str) -> JsonRpcException:
-    return JsonRpcException(message=message, code=INVALID_PARAMS)
+    return lsp_error(actions.invalid(message))
 
 
 def failed(message: str) -> JsonRpcException:
-    return JsonRpcException(message=message, code=REQUEST_FAILED)
-
-
-def parse_args(command: str, arguments: Any) -> CommandArgs:
-    values = list(arguments or [])
-    if not values:
-        return CommandArgs()
-    if len(values) > 1 or not isinstance(values[0], dict):
-        raise invalid(f"{command}: expected no argument or one object {{language?, path?, timeout?}}")
-    try:
-        return CommandArgs.model_validate(values[0])
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'argument'}: {e['msg']}" for e in exc.errors())
-        raise invalid(f"{command}: {problems}") from exc
+    return lsp_error(actions.failed(message))
 
 
 class Commands:
@@ -108,98 +91,58 @@ class Commands:
             if forwarded is not NOT_FORWARDED:
                 return forwarded
             raise invalid(f"unknown command {params.command!r}; lintel offers: {', '.join(sorted(self.handlers))}")
-        args = parse_args(params.command, params.arguments)
-        return await handler(params, args)
+        try:
+            args = parse_args(params.command, params.arguments)
+            return await handler(params, args)
+        except ActionError as exc:  # the engine's refusal, as the LSP error of its kind
+            raise lsp_error(exc) from exc
 
-    # -- target resolution -------------------------------------------------------------------------
+    # -- target resolution (lintel.actions; the same for the MCP tools) --------------------------------
 
     def folder(self, args: CommandArgs) -> tuple[Folder, Path]:
         """The workspace folder a command acts on and the path inside it it names (path confinement)."""
-        folders = self.server.session.folders
-        if not folders:
-            raise failed("no workspace folder is open")
-        if args.path is None:
-            return folders[0], folders[0].root
-        shown = args.path if len(args.path) <= 200 else f"{args.path[:200]}…"
-        try:
-            raw = Path(args.path).expanduser()
-            candidate = raw if raw.is_absolute() else folders[0].root / raw
-            owner = self.server.session.folder_for(candidate)
-            if owner is None or not is_inside(candidate, owner.root):
-                raise invalid(f"path {shown!r} is outside the workspace; lintel only runs inside it")
-            if not candidate.exists():
-                raise invalid(f"path {shown!r} does not exist")
-            return owner, candidate.resolve()
-        except (OSError, ValueError) as exc:
-            # A name too long for the file system, a NUL byte: the argument is wrong, not the server.
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise invalid(f"path {shown!r} cannot be used: {reason}") from exc
+        return actions.target(self.server.session.folders, args)
 
     def project(self, args: CommandArgs) -> tuple[Folder, Project]:
-        """The project a command acts on: the nearest project root at or above `path` (a file's own language
-        first); a folder holding several projects below it, or the workspace without `path`, must hold one."""
-        folder, target = self.folder(args)
-        languages = folder.languages
-        try:
-            if args.path is not None:
-                near = nearest_above(target, languages, stop=folder.root.resolve())
-                if near:
-                    return folder, choose_project(near, args.language, languages)
-            where = target if target.is_dir() else target.parent
-            discovery = discover(where, languages, exclude=folder.config.projects.exclude)
-            place = "workspace" if where == folder.root else where.relative_to(folder.root.resolve()).as_posix()
-            return folder, one_of(discovery, args.language, languages, place)
-        except DetectionError as exc:
-            raise failed(str(exc)) from exc
+        """The project a command acts on (actions.project: the polyglot and multi-project rules)."""
+        return actions.project(self.server.session.folders, args)
 
     # -- commands ------------------------------------------------------------------------------------
 
     async def run(self, params: types.ExecuteCommandParams, args: CommandArgs, check: CheckName) -> Any:
         folder, project = self.project(args)
-        if not self.server.session.trusted:
-            raise failed("this workspace is not trusted: lintel runs no tools here")
-        if check not in project.spec.checks:
-            # A language the user declared without a command for this check.
-            raise failed(
-                f"{params.command} is not supported for {project.language} projects yet "
-                f"(set languages.{project.language}.{check} in lintel.toml)"
-            )
+        actions.require_trust(self.server.session.trusted)
+        actions.require_check(params.command, project, check)
         progress = Progress(self.server, params.work_done_token, f"lintel: {project.language} {check}")
         await progress.begin()
         try:
-            result = await run_check(
+            result = await actions.run_project_check(
+                params.command,
+                folder,
                 project,
                 check,
-                workspace=folder.root,
-                config=folder.config,
-                timeout=args.timeout,
+                args,
+                trusted=self.server.session.trusted,
                 on_start=lambda pid: progress.started(pid),
             )
         finally:
             progress.end()
-        if result.status == "not_checked" and result.exit_code is None and not result.timed_out:
-            # The tool is missing or could not start: an error the user must act on (docs/design.md).
-            raise failed(result.reason or f"{check}: could not run")
         channel = "test" if check == "test" else check
         self.diagnostics.publish_run(folder, result, channel, project.root)
-        if check == "test":
-            folder.last_tests[(project.root, project.language)] = result
         return result.result_json()
 
     async def last_test_failures(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         folder, project = self.project(args)
-        last = folder.last_tests.get((project.root, project.language))
-        return last.result_json() if last is not None else None
+        return actions.last_test_failures(folder, project)
 
     async def detect(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         folder, target = self.folder(args)
-        return detect_document(target if target.is_dir() else target.parent, folder.config)
+        return actions.detect(folder, target)
 
     async def validate(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         """Run configured validators (all, or `ids`); publish their issues under the validator's id."""
         folder, _ = self.folder(args)
-        if not self.server.session.trusted:
-            raise failed("this workspace is not trusted: lintel runs no tools here")
+        actions.require_trust(self.server.session.trusted)
         try:
             chosen = select_validators(folder.config.validators, args.ids)
         except ValueError as exc:
@@ -219,26 +162,6 @@ class Commands:
         if not self.server.session.trusted:
             raise failed("this workspace is not trusted: lintel runs no language server here")
         return await self.restart(normalize_language(args.language))
-
-
-def one_of(discovery: Discovery, language: str | None, languages: Registry, place: str) -> Project:
-    """The one project (a workspace root stands for its members) under a folder, or the contract's error."""
-    units = discovery.units()
-    at_top = [f.project for f in units if f.root == discovery.root]
-    if len(at_top) == len(units):
-        # Only the folder's own markers: the polyglot rule (pass `language`) as ever.
-        return choose_project(at_top, language, languages)
-    wanted = normalize_language(language)
-    if wanted is not None:
-        detected = ", ".join(dict.fromkeys(f.language for f in units))
-        units = [f for f in units if f.language == wanted]
-        if not units:
-            raise DetectionError(f'language "{wanted}" not detected in {place}; detected: {detected}')
-    if len(units) == 1:
-        return units[0].project
-    raise DetectionError(
-        f"{len(units)} projects found in {place} ({describe(units, discovery)}) — pass `path` to pick one"
-    )
 
 
 class Progress:

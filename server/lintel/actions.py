@@ -1,0 +1,262 @@
+"""What the agent-facing commands do, without a protocol: their arguments, the project they act on (path
+confinement, the polyglot and multi-project rules), trust, the run and its RunResult (docs/design.md, Commands).
+
+The LSP commands (server/commands.py) and the MCP tools (lintel.mcp) are thin front ends over these functions,
+so both give the same results and the same error messages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lintel.checks import RunResult, detect_document, run_check, run_file_check
+from lintel.config import LintelConfig
+from lintel.detect import DetectionError, choose_project, is_inside, nearest_project, normalize_language
+from lintel.discover import Discovery, describe, discover, nearest_above
+from lintel.languages import CheckName, Project, Registry
+
+NOT_TRUSTED = "this workspace is not trusted: lintel runs no tools here"
+
+
+class ActionError(Exception):
+    """A command refused: `invalid` for a bad argument (LSP -32602), else one that could not be carried out
+    (LSP -32803). The message is what the user sees, over either protocol."""
+
+    def __init__(self, message: str, *, invalid: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.invalid = invalid
+
+
+def invalid(message: str) -> ActionError:
+    return ActionError(message, invalid=True)
+
+
+def failed(message: str) -> ActionError:
+    return ActionError(message)
+
+
+class CommandArgs(BaseModel):
+    """The one argument object every command takes; the descriptions are what MCP clients show agents."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    language: str | None = Field(
+        None,
+        description="The project type to act on (go, rust, node, python, or one lintel.toml declares); needed "
+        "only where the workspace root holds several.",
+    )
+    path: str | None = Field(
+        None,
+        description="A file or folder inside the workspace (relative to its root, or absolute): the project is the "
+        "nearest project root at or above it. Needed when the workspace holds several projects.",
+    )
+    timeout: float | None = Field(
+        None, gt=0, description="Seconds before the run is killed (clamped to 1-1800; default per check)."
+    )
+    ids: list[str] | None = None  # lintel.validate only
+    file: str | None = Field(
+        None, description="The file to check, inside the workspace (relative to its root, or absolute)."
+    )
+
+
+def parse_args(command: str, arguments: Any) -> CommandArgs:
+    """A command's arguments (zero, or one object) validated; a bad one is an `invalid` error naming the field."""
+    values = list(arguments or [])
+    if not values:
+        return CommandArgs()
+    if len(values) > 1 or not isinstance(values[0], dict):
+        raise invalid(f"{command}: expected no argument or one object {{language?, path?, timeout?}}")
+    try:
+        return CommandArgs.model_validate(values[0])
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'argument'}: {e['msg']}" for e in exc.errors())
+        raise invalid(f"{command}: {problems}") from exc
+
+
+class Folder(Protocol):
+    """A workspace folder as the commands need it (the server's session.Folder; lintel.mcp's workspace)."""
+
+    root: Path
+    config: LintelConfig
+    languages: Registry
+    # (project root, language) -> its last test run: each project of a monorepo keeps its own.
+    last_tests: dict[tuple[Path, str], RunResult]
+
+
+F = TypeVar("F", bound=Folder)
+
+
+def folder_for(folders: Sequence[F], path: Path) -> F | None:
+    """The innermost workspace folder that holds `path` (after symlinks)."""
+    holders = [f for f in folders if is_inside(path, f.root)]
+    return max(holders, key=lambda f: len(f.root.parts), default=None)
+
+
+def _shown(path: str) -> str:
+    return path if len(path) <= 200 else f"{path[:200]}…"
+
+
+def inside(folders: Sequence[F], path: str, *, what: str = "path") -> tuple[F, Path]:
+    """The folder holding `path` (relative to the first folder, or absolute) and the path resolved: a path
+    outside every folder, or one that does not exist, is refused (path confinement)."""
+    if not folders:
+        raise failed("no workspace folder is open")
+    shown = _shown(path)
+    try:
+        raw = Path(path).expanduser()
+        candidate = raw if raw.is_absolute() else folders[0].root / raw
+        owner = folder_for(folders, candidate)
+        if owner is None or not is_inside(candidate, owner.root):
+            raise invalid(f"{what} {shown!r} is outside the workspace; lintel only runs inside it")
+        if not candidate.exists():
+            raise invalid(f"{what} {shown!r} does not exist")
+        return owner, candidate.resolve()
+    except (OSError, ValueError) as exc:
+        # A name too long for the file system, a NUL byte: the argument is wrong, not the server.
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise invalid(f"{what} {shown!r} cannot be used: {reason}") from exc
+
+
+def target(folders: Sequence[F], args: CommandArgs) -> tuple[F, Path]:
+    """The workspace folder a command acts on and the path inside it it names (the folder's root without one)."""
+    if not folders:
+        raise failed("no workspace folder is open")
+    if args.path is None:
+        return folders[0], folders[0].root
+    return inside(folders, args.path)
+
+
+def project(folders: Sequence[F], args: CommandArgs) -> tuple[F, Project]:
+    """The project a command acts on: the nearest project root at or above `path` (a file's own language
+    first); a folder holding several projects below it, or the workspace without `path`, must hold one."""
+    folder, where = target(folders, args)
+    languages = folder.languages
+    try:
+        if args.path is not None:
+            near = nearest_above(where, languages, stop=folder.root.resolve())
+            if near:
+                return folder, choose_project(near, args.language, languages)
+        place_dir = where if where.is_dir() else where.parent
+        discovery = discover(place_dir, languages, exclude=folder.config.projects.exclude)
+        place = "workspace" if place_dir == folder.root else place_dir.relative_to(folder.root.resolve()).as_posix()
+        return folder, one_of(discovery, args.language, languages, place)
+    except DetectionError as exc:
+        raise failed(str(exc)) from exc
+
+
+def one_of(discovery: Discovery, language: str | None, languages: Registry, place: str) -> Project:
+    """The one project (a workspace root stands for its members) under a folder, or the contract's error."""
+    units = discovery.units()
+    at_top = [f.project for f in units if f.root == discovery.root]
+    if len(at_top) == len(units):
+        # Only the folder's own markers: the polyglot rule (pass `language`) as ever.
+        return choose_project(at_top, language, languages)
+    wanted = normalize_language(language)
+    if wanted is not None:
+        detected = ", ".join(dict.fromkeys(f.language for f in units))
+        units = [f for f in units if f.language == wanted]
+        if not units:
+            raise DetectionError(f'language "{wanted}" not detected in {place}; detected: {detected}')
+    if len(units) == 1:
+        return units[0].project
+    raise DetectionError(
+        f"{len(units)} projects found in {place} ({describe(units, discovery)}) — pass `path` to pick one"
+    )
+
+
+def require_trust(trusted: bool) -> None:
+    if not trusted:
+        raise failed(NOT_TRUSTED)
+
+
+def require_check(command: str, project: Project, check: CheckName) -> None:
+    """A language the user declared without a command for this check: the contract's "not supported" error."""
+    if check not in project.spec.checks:
+        raise failed(
+            f"{command} is not supported for {project.language} projects yet "
+            f"(set languages.{project.language}.{check} in lintel.toml)"
+        )
+
+
+def must_have_run(result: RunResult, check: str) -> RunResult:
+    """A tool that is missing or could not start is an error the user must act on, not a result
+    (docs/design.md); one that ran and failed is a result."""
+    if result.status == "not_checked" and result.exit_code is None and not result.timed_out:
+        raise failed(result.reason or f"{check}: could not run")
+    return result
+
+
+async def run_project_check(
+    command: str,
+    folder: Folder,
+    project: Project,
+    check: CheckName,
+    args: CommandArgs,
+    *,
+    trusted: bool,
+    on_start: Callable[[int], None] | None = None,
+) -> RunResult:
+    """`check` run for the project a command chose; a test run is kept as the project's last one."""
+    require_trust(trusted)
+    require_check(command, project, check)
+    result = await run_check(
+        project, check, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
+    )
+    must_have_run(result, check)
+    if check == "test":
+        folder.last_tests[(project.root, project.language)] = result
+    return result
+
+
+def last_test_failures(folder: Folder, project: Project) -> dict[str, Any] | None:
+    """The project's last test run (RunResult JSON), None when no run was recorded."""
+    last = folder.last_tests.get((project.root, project.language))
+    return last.result_json() if last is not None else None
+
+
+def detect(folder: Folder, where: Path) -> dict[str, Any]:
+    """What `lintel detect --json` shows for the folder `where` names (a file's: its folder)."""
+    return detect_document(where if where.is_dir() else where.parent, folder.config)
+
+
+async def file_diagnostics(
+    command: str,
+    folders: Sequence[F],
+    args: CommandArgs,
+    *,
+    trusted: bool,
+    on_start: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """What the editor shows for one file after a save: its lint findings and, with `editor.formatCheck` (on
+    by default), its format findings — each run scoped to the file as on save."""
+    if args.file is None:
+        raise invalid(f"{command}: file: Field required")
+    folder, path = inside(folders, args.file, what="file")
+    if not path.is_file():
+        raise invalid(f"file {_shown(args.file)!r} is not a file")
+    chosen = nearest_project(path, folder.root, language=normalize_language(args.language), languages=folder.languages)
+    if chosen is None:
+        raise failed(f"no project of lintel's languages owns {_shown(args.file)!r}")
+    require_trust(trusted)
+    checks: list[Any] = ["lint", *(["format"] if folder.config.editor.format_check else [])]
+    runs: list[RunResult] = []
+    for check in checks:
+        result = await run_file_check(
+            chosen, check, path, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
+        )
+        if result is not None:
+            runs.append(must_have_run(result, check))
+    issues = [issue.to_json() for run in runs for issue in run.issues]
+    relative = path.relative_to(folder.root.resolve()).as_posix()
+    return {
+        "ok": all(run.ok for run in runs),
+        "language": chosen.language,
+        "check": "diagnostics",
+        "file": relative,
+        "issues": issues,
+        "runs": [run.result_json() for run in runs],
+    }
