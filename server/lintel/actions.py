@@ -7,6 +7,7 @@ so both give the same results and the same error messages."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -16,7 +17,8 @@ from lintel.checks import RunResult, detect_document, run_check, run_file_check
 from lintel.config import LintelConfig
 from lintel.detect import DetectionError, choose_project, is_inside, nearest_project, normalize_language
 from lintel.discover import Discovery, describe, discover, nearest_above
-from lintel.languages import CheckName, Project, Registry
+from lintel.issues import Issue
+from lintel.languages import CheckName, FileCheckName, Project, Registry
 
 NOT_TRUSTED = "this workspace is not trusted: lintel runs no tools here"
 
@@ -212,15 +214,47 @@ async def run_project_check(
     return result
 
 
+def last_test_run(folder: Folder, project: Project) -> RunResult | None:
+    """The project's last test run, None when none was recorded."""
+    return folder.last_tests.get((project.root, project.language))
+
+
 def last_test_failures(folder: Folder, project: Project) -> dict[str, Any] | None:
     """The project's last test run (RunResult JSON), None when no run was recorded."""
-    last = folder.last_tests.get((project.root, project.language))
+    last = last_test_run(folder, project)
     return last.result_json() if last is not None else None
 
 
 def detect(folder: Folder, where: Path) -> dict[str, Any]:
     """What `lintel detect --json` shows for the folder `where` names (a file's: its folder)."""
     return detect_document(where if where.is_dir() else where.parent, folder.config)
+
+
+@dataclass
+class FileDiagnostics:
+    """One file's findings after a save: its lint run and, with `editor.formatCheck`, its format run."""
+
+    file: str  # relative to the workspace root, with `/`
+    language: str
+    runs: list[RunResult]
+
+    @property
+    def issues(self) -> list[Issue]:
+        return [issue for run in self.runs for issue in run.issues]
+
+    @property
+    def ok(self) -> bool:
+        return all(run.ok for run in self.runs)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "language": self.language,
+            "check": "diagnostics",
+            "file": self.file,
+            "issues": [issue.to_json() for issue in self.issues],
+            "runs": [run.result_json() for run in self.runs],
+        }
 
 
 async def file_diagnostics(
@@ -230,9 +264,10 @@ async def file_diagnostics(
     *,
     trusted: bool,
     on_start: Callable[[int], None] | None = None,
-) -> dict[str, Any]:
+) -> FileDiagnostics:
     """What the editor shows for one file after a save: its lint findings and, with `editor.formatCheck` (on
-    by default), its format findings — each run scoped to the file as on save."""
+    by default), its format findings — each run scoped to the file as on save (the CLI run; the editor may
+    answer from a warm worker, with the same findings)."""
     if args.file is None:
         raise invalid(f"{command}: file: Field required")
     folder, path = inside(folders, args.file, what="file")
@@ -242,7 +277,7 @@ async def file_diagnostics(
     if chosen is None:
         raise failed(f"no project of lintel's languages owns {_shown(args.file)!r}")
     require_trust(trusted)
-    checks: list[Any] = ["lint", *(["format"] if folder.config.editor.format_check else [])]
+    checks: list[FileCheckName] = ["lint", "format"] if folder.config.editor.format_check else ["lint"]
     runs: list[RunResult] = []
     for check in checks:
         result = await run_file_check(
@@ -250,13 +285,4 @@ async def file_diagnostics(
         )
         if result is not None:
             runs.append(must_have_run(result, check))
-    issues = [issue.to_json() for run in runs for issue in run.issues]
-    relative = path.relative_to(folder.root.resolve()).as_posix()
-    return {
-        "ok": all(run.ok for run in runs),
-        "language": chosen.language,
-        "check": "diagnostics",
-        "file": relative,
-        "issues": issues,
-        "runs": [run.result_json() for run in runs],
-    }
+    return FileDiagnostics(path.relative_to(folder.root.resolve()).as_posix(), chosen.language, runs)

@@ -1,8 +1,9 @@
-"""Command line entry points: `lintel check`, `lintel detect`, `lintel merge`, `lintel serve` (docs/design.md).
+"""Command line entry points: `lintel check`, `lintel detect`, `lintel merge`, `lintel serve`, `lintel mcp`
+(docs/design.md).
 
 Thin, and light: it parses the arguments and imports only what the command needs — the engine for `check` and
-`detect` (lintel.headless), the server for `serve` — so an editor starting `lintel serve` pays for no engine
-import before `initialize` is answered (docs/design.md, A fast start)."""
+`detect` (lintel.headless), the server for `serve`, the MCP SDK for `mcp` alone — so an editor starting
+`lintel serve` pays for no engine import before `initialize` is answered (docs/design.md, A fast start)."""
 
 from __future__ import annotations
 
@@ -90,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     transport.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen for one LSP client on HOST:PORT")
 
+    mcp = commands.add_parser("mcp", help="serve lintel's checks and test runs to agents as MCP tools (stdio)")
+    mcp.add_argument("--root", default=".", help="the workspace the tools act on (default: the current directory)")
+    mcp.add_argument(
+        "--untrusted", action="store_true", help="run no tool in the workspace (detection and results only)"
+    )
+
     det = commands.add_parser("detect", help="show the projects, their commands and binaries")
     det.add_argument("path", nargs="?", default=".", help="the folder to look in (default: .)")
     det.add_argument("--json", action="store_true", help="machine-readable output")
@@ -157,6 +164,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    import asyncio
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(args.root).expanduser()
+    if not root.is_dir():
+        print(f"lintel: --root: not a directory: {args.root}", file=sys.stderr)
+        return EXIT_USAGE
+    if importlib.util.find_spec("mcp") is None:  # the SDK is the `mcp` extra: nothing else in lintel needs it
+        print("lintel mcp needs the MCP SDK: pip install 'lintel-lsp[mcp]'", file=sys.stderr)
+        return EXIT_USAGE
+    from lintel.mcp.serve import serve
+
+    # An untrusted workspace runs nothing: no process to guard.
+    watchdog = None if args.untrusted else _watchdog()
+    try:
+        asyncio.run(serve(root.resolve(), trusted=not args.untrusted))
+    finally:
+        if watchdog is not None:
+            watchdog.release()
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
@@ -170,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "serve":
             return cmd_serve(args)
+        if args.command == "mcp":
+            return cmd_mcp(args)
         if args.command == "merge":
             from lintel import merge
 
