@@ -1,0 +1,386 @@
+"""`lintel mcp` driven by the official MCP SDK's client session over stdio (issue 16, 4): the tools answer what
+the LSP commands answer on the same fixture, refuse what they refuse with the same messages, run nothing in an
+untrusted workspace, and kill a cancelled run's process group."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+
+from tests.e2e.conftest import Start
+from tests.e2e.test_faults import HANGING_TOOL, MARKER_TOOL, assert_gone, error_of, running, wait_for_pids
+from tests.helpers import copy_workspace, require_path, require_tool
+
+mcp = pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install -e '.[dev]')")
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp_types import CallToolResult, TextContent  # noqa: E402
+
+PRICING = "src/inventory/pricing.py"
+NODE_MODULES = Path(__file__).parents[1] / "workspaces" / "node" / "node_modules"
+CALL_TIMEOUT = 300.0
+TOOLS = {
+    "run_tests",
+    "last_test_failures",
+    "run_lint",
+    "run_typecheck",
+    "run_format_check",
+    "detect",
+    "diagnostics",
+}
+
+
+@pytest.fixture
+def client_name() -> str:
+    """One editor's capabilities for the LSP side of the comparisons (the commands do not depend on them)."""
+    return "neovim"
+
+
+@dataclass
+class Agent:
+    """An initialized MCP client session with `lintel mcp` on one workspace."""
+
+    session: ClientSession
+    root: Path
+
+    async def call(self, tool: str, arguments: Mapping[str, Any] | None = None, **kwargs: Any) -> CallToolResult:
+        return await asyncio.wait_for(self.session.call_tool(tool, dict(arguments or {}), **kwargs), CALL_TIMEOUT)
+
+    async def result(self, tool: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+        """A call that must succeed: its structured result, checked against the JSON text block it also sends."""
+        answer = await self.call(tool, arguments)
+        assert not answer.is_error, (tool, arguments, answer.content)
+        summary, as_text = answer.content
+        assert isinstance(summary, TextContent)
+        assert summary.text.strip()
+        assert isinstance(as_text, TextContent)
+        assert json.loads(as_text.text) == answer.structured_content
+        return answer.structured_content  # type: ignore[no-any-return]
+
+    async def error(self, tool: str, arguments: Mapping[str, Any] | None = None) -> str:
+        answer = await self.call(tool, arguments)
+        assert answer.is_error, (tool, arguments, answer.structured_content)
+        [message] = answer.content
+        assert isinstance(message, TextContent)
+        return message.text
+
+    async def alive(self) -> None:
+        detected = await self.result("detect")
+        assert detected is not None
+        assert detected["projects"], detected
+
+
+@asynccontextmanager
+async def agent(root: Path, env: Mapping[str, str], *flags: str) -> AsyncIterator[Agent]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "lintel", "mcp", "--root", str(root), *flags], env=dict(env), cwd=root
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await asyncio.wait_for(session.initialize(), 60)
+        yield Agent(session, root)
+
+
+def text_of(answer: CallToolResult) -> str:
+    """The summary: the first content block."""
+    first = answer.content[0]
+    assert isinstance(first, TextContent), answer.content
+    return first.text
+
+
+_REPORT = re.compile(r"/[^\s]*lintel-[^/\s]+/report")
+
+
+def comparable(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A RunResult without what differs between two runs of the same thing: the time taken (and the output,
+    which prints it) and the scratch path of pytest's report."""
+    if result is None:
+        return None
+    out = {k: v for k, v in result.items() if k not in ("durationMs", "output")}
+    out["argv"] = [_REPORT.sub("<report>", a) for a in result["argv"]]
+    return out
+
+
+def require_toolchain(language: str) -> None:
+    if language == "python":
+        for tool in ("pytest", "mypy", "ruff"):
+            require_tool(tool)
+    else:
+        require_tool("npm", "install Node.js 20+")
+        require_path(NODE_MODULES / ".bin" / "tsc")
+
+
+# -- the tools and their answers -----------------------------------------------------------------------------
+
+
+async def test_the_tools_are_listed_with_described_arguments(tmp_path: Path, server_env: dict[str, str]) -> None:
+    root = copy_workspace("python", tmp_path / "python")
+    async with agent(root, server_env) as client:
+        listed = (await client.session.list_tools()).tools
+
+    assert {t.name for t in listed} >= TOOLS
+    for tool in listed:
+        assert tool.description, tool.name
+        schema = tool.input_schema
+        assert schema["type"] == "object", schema
+        assert schema["additionalProperties"] is False, schema
+        assert schema["properties"], tool.name
+        for name, field in schema["properties"].items():
+            assert field.get("description"), (tool.name, name)
+    by_name = {t.name: t.input_schema for t in listed}
+    assert set(by_name["run_lint"]["properties"]) == {"language", "path", "timeout"}
+    assert by_name["diagnostics"]["required"] == ["file"]
+
+
+# (tool, LSP command, arguments) — each run by both on one copy of the fixture, in this order: the test run
+# first, so that last_test_failures has one to return on both sides.
+SAME_AS_LSP: list[tuple[str, str, dict[str, Any]]] = [
+    ("last_test_failures", "lintel.lastTestFailures", {}),
+    ("run_tests", "lintel.runTests", {}),
+    ("last_test_failures", "lintel.lastTestFailures", {}),
+    ("run_lint", "lintel.lint", {}),
+    ("run_typecheck", "lintel.typecheck", {}),
+    ("run_format_check", "lintel.format", {}),
+    ("detect", "lintel.detect", {"path": "src"}),
+]
+
+
+@pytest.mark.parametrize("language", ["python", "node"])
+async def test_each_tool_answers_what_the_lsp_command_answers(
+    start: Start, server_env: dict[str, str], language: str
+) -> None:
+    require_toolchain(language)
+    editor = await start(language)
+    async with agent(editor.root, server_env) as client:
+        for tool, command, arguments in SAME_AS_LSP:
+            over_lsp = await editor.execute(command, *([arguments] if arguments else []))
+            over_mcp = await client.result(tool, arguments)
+
+            if tool == "detect":
+                assert over_mcp == over_lsp
+            else:
+                assert comparable(over_mcp) == comparable(over_lsp), tool
+        failed = await client.call("run_tests")
+    assert failed.structured_content is not None
+    names = [f["name"] for f in failed.structured_content["failures"]]
+    assert names, "the fixture has a failing test"
+    summary = text_of(failed)
+    assert " failed (" in summary.splitlines()[0], summary
+    assert names[0] in summary, summary
+
+
+def has_format_finding(diagnostics: Sequence[types.Diagnostic]) -> bool:
+    return any(isinstance(d.data, dict) and d.data.get("kind") == "format" for d in diagnostics)
+
+
+async def test_diagnostics_is_what_the_editor_shows_after_a_save(start: Start, server_env: dict[str, str]) -> None:
+    require_tool("ruff")
+    editor = await start("python")
+    path = editor.path(PRICING)
+    text = path.read_text(encoding="utf-8").replace("def ", "def  ", 1)  # a format finding beside the lint ones
+    uri = editor.open(PRICING)
+    await editor.wait_for_diagnostics(uri, lambda ds: bool(ds))
+    editor.save(uri, text)
+    published = await editor.wait_for_diagnostics(uri, has_format_finding)
+
+    async with agent(editor.root, server_env) as client:
+        found = await client.result("diagnostics", {"file": PRICING})
+        absolute = await client.result("diagnostics", {"file": str(path)})
+
+    assert found is not None
+    assert absolute is not None
+    assert (absolute["file"], absolute["issues"]) == (found["file"], found["issues"])
+    assert (found["file"], found["language"], found["ok"]) == (PRICING, "python", False)
+    assert [r["check"] for r in found["runs"]] == ["lint", "format"]
+    shown = sorted((d.range.start.line + 1, d.code, d.source, d.data["signature"]) for d in published)  # type: ignore[index]
+    answered = sorted((i["line"], i.get("rule"), i["source"], i["signature"]) for i in found["issues"])
+    assert answered == shown
+    assert all(i["file"] == PRICING for i in found["issues"])
+
+
+# -- refusals: the LSP commands' messages, and the server stays up -----------------------------------------
+
+
+def _without_prefix(message: str) -> str:
+    """An argument error's text after the command or tool name that leads it (`lintel.lint: `, `run_lint: `)."""
+    return message.split(": ", 1)[1]
+
+
+async def test_bad_arguments_are_tool_errors_and_the_server_stays_up(start: Start, server_env: dict[str, str]) -> None:
+    editor = await start("python")
+    async with agent(editor.root, server_env) as client:
+        for arguments in ({"timeout": "soon"}, {"bogus": 1}, {"timeout": -1}, {"language": 3}):
+            over_lsp = await error_of(editor, "lintel.lint", arguments)
+            over_mcp = await client.error("run_lint", arguments)
+            assert over_mcp.startswith("run_lint: "), over_mcp
+            assert _without_prefix(over_mcp) == _without_prefix(over_lsp.message), arguments
+            await client.alive()
+
+        assert await client.error("diagnostics", {}) == "diagnostics: file: Field required"
+        assert await client.error("detect", {"timeout": 5}) == "detect: timeout: Extra inputs are not permitted"
+        unknown = await client.error("no_such_tool", {})
+        assert "no_such_tool" in unknown
+        assert all(name in unknown for name in TOOLS), unknown
+        missing = await client.error("diagnostics", {"file": "src/inventory/nope.py"})
+        assert missing == "file 'src/inventory/nope.py' does not exist"
+        await client.alive()
+
+
+async def test_paths_outside_the_root_are_refused(start: Start, server_env: dict[str, str], tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "pyproject.toml").write_text('[project]\nname = "outside"\nversion = "0"\n', encoding="utf-8")
+    (outside / "x.py").write_text("import os\n", encoding="utf-8")
+    editor = await start("python")
+    (editor.root / "escape").symlink_to(outside, target_is_directory=True)
+
+    async with agent(editor.root, server_env) as client:
+        for path in (str(outside), "escape", "escape/pyproject.toml", "../outside"):
+            over_lsp = await error_of(editor, "lintel.lint", {"path": path})
+            assert await client.error("run_lint", {"path": path}) == over_lsp.message
+            assert "outside the workspace" in over_lsp.message
+        for file in (str(outside / "x.py"), "escape/x.py", "../outside/x.py"):
+            refused = await client.error("diagnostics", {"file": file})
+            assert refused == f"file {file!r} is outside the workspace; lintel only runs inside it"
+        await client.alive()
+
+
+async def test_polyglot_and_multi_project_refusals_are_the_lsp_ones(
+    start: Start, server_env: dict[str, str], tmp_path: Path
+) -> None:
+    editor = await start("polyglot")
+    async with agent(editor.root, server_env) as client:
+        for tool, command, arguments in [
+            ("run_lint", "lintel.lint", {}),
+            ("run_typecheck", "lintel.typecheck", {"language": " Rust "}),
+            ("last_test_failures", "lintel.lastTestFailures", {}),
+        ]:
+            over_lsp = await error_of(editor, command, *([arguments] if arguments else []))
+            assert await client.error(tool, arguments) == over_lsp.message
+        polyglot = await client.error("run_tests")
+        assert polyglot == "polyglot workspace: 2 project types detected (go, node) — pass `language` to pick one"
+
+    services = copy_workspace("mono-services", tmp_path / "services")
+    async with agent(services, server_env) as client:
+        several = await client.error("run_lint")
+        assert re.fullmatch(r"\d+ projects found in workspace \(.*\) — pass `path` to pick one", several), several
+
+
+# -- trust and processes -----------------------------------------------------------------------------------
+
+
+def descendants(pid: int) -> set[int]:
+    """Every living process below `pid` (from /proc's parent links)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def mcp_server_pid() -> int:
+    """The `lintel mcp` this test started (a child of the test process)."""
+    mine = [p for p in descendants(os.getpid()) if b"mcp" in _cmdline(p)]
+    assert len(mine) == 1, mine
+    return mine[0]
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def configure(root: Path, table: str) -> None:
+    (root / "lintel.toml").write_text(table, encoding="utf-8")
+
+
+def _toml_argv(argv: list[str]) -> str:
+    return json.dumps(argv)
+
+
+async def test_an_untrusted_workspace_runs_no_process(tmp_path: Path, server_env: dict[str, str]) -> None:
+    root = copy_workspace("python", tmp_path / "python")
+    marker = tmp_path / "a-tool-ran"
+    tool = _toml_argv([sys.executable, "-c", MARKER_TOOL, str(marker)])
+    checks = "\n".join(f"{check} = {tool}" for check in ("lint", "typecheck", "test", "format"))
+    configure(root, f"[languages.python]\n{checks}\n")
+
+    async with agent(root, server_env, "--untrusted") as client:
+        server = mcp_server_pid()
+        assert descendants(server) == set()
+        for name, arguments in [
+            ("run_tests", {}),
+            ("run_lint", {}),
+            ("run_typecheck", {}),
+            ("run_format_check", {}),
+            ("diagnostics", {"file": PRICING}),
+        ]:
+            refused = await client.error(name, arguments)
+            assert refused == "this workspace is not trusted: lintel runs no tools here", (name, refused)
+            assert descendants(server) == set(), name
+        detected = await client.result("detect")  # detection starts no process: it still answers
+        assert detected is not None
+        assert detected["projects"][0]["checks"]["lint"]["argv"][-1] == str(marker)
+        assert descendants(server) == set()
+    assert not marker.exists(), "a tool ran in an untrusted workspace"
+
+
+async def test_a_cancelled_call_kills_the_tool_and_its_children(tmp_path: Path, server_env: dict[str, str]) -> None:
+    root = copy_workspace("python", tmp_path / "python")
+    script = tmp_path / "hang.py"
+    script.write_text(HANGING_TOOL, encoding="utf-8")
+    pid_file = tmp_path / "pids"
+    configure(root, f"[languages.python]\ntypecheck = {_toml_argv([sys.executable, str(script), str(pid_file)])}\n")
+    progress: list[str | None] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(message)
+
+    async with agent(root, server_env) as client:
+        call = asyncio.ensure_future(client.call("run_typecheck", progress_callback=on_progress))
+        tool_pid, child_pid = await wait_for_pids(pid_file)
+        assert running(tool_pid)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+        await assert_gone(tool_pid, child_pid)
+        assert any(m and f"running (pid {tool_pid})" in m for m in progress), progress
+        await client.alive()
+
+
+async def test_a_timeout_is_a_result_not_an_error(tmp_path: Path, server_env: dict[str, str]) -> None:
+    root = copy_workspace("python", tmp_path / "python")
+    configure(root, f"[languages.python]\nlint = {_toml_argv([sys.executable, '-c', 'import time; time.sleep(60)'])}\n")
+    async with agent(root, server_env) as client:
+        answer = await client.call("run_lint", {"timeout": 1})
+    assert not answer.is_error
+    result = answer.structured_content
+    assert result is not None
+    assert (result["ok"], result["timedOut"], result["exitCode"], result["status"]) == (False, True, 124, "not_checked")
+    assert [i["kind"] for i in result["issues"]] == ["timeout"]
+    assert "timed out after 1s" in text_of(answer)
