@@ -29,10 +29,13 @@ from lintel.server.advertised import (
     LAST_TEST_FAILURES,
     LINT,
     RESTART_SERVERS,
+    RUN_FAILING_TESTS,
+    RUN_SCRIPT,
     RUN_TESTS,
     TYPECHECK,
     VALIDATE,
 )
+from lintel.server.agentcommands import AgentCommands
 from lintel.server.diagnostics import Diagnostics
 from lintel.server.session import Folder
 from lintel.server.shared import NOT_FORWARDED, ForwardCommand, RestartServers
@@ -51,6 +54,16 @@ REQUEST_FAILED = -32803  # LSP: the request was valid but could not be carried o
 OFFERED = COMMANDS
 
 
+class TestIdentity(BaseModel):
+    """A test named by a TestFailure object (its other fields ignored), as lastTestFailures returns them."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    name: str
+    file: str | None = None
+    line: int | None = None
+
+
 class CommandArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -58,6 +71,9 @@ class CommandArgs(BaseModel):
     path: str | None = None
     timeout: float | None = Field(None, gt=0)
     ids: list[str] | None = None  # lintel.validate only
+    tests: list[str | TestIdentity] | None = None  # lintel.runTests: a subset (docs/design.md)
+    script: str | None = None  # lintel.runScript
+    args: list[str] | None = None  # lintel.runScript: the script's arguments
 
 
 def invalid(message: str) -> JsonRpcException:
@@ -89,8 +105,9 @@ class Commands:
         self.diagnostics = diagnostics
         self.forward = forward
         self.restart = restart
+        agent = AgentCommands(self, invalid, failed, Progress)
         self.handlers: dict[str, Callable[[types.ExecuteCommandParams, CommandArgs], Awaitable[Any]]] = {
-            RUN_TESTS: lambda p, a: self.run(p, a, "test"),
+            RUN_TESTS: lambda p, a: self.run(p, a, "test") if a.tests is None else agent.run_tests(p, a),
             TYPECHECK: lambda p, a: self.run(p, a, "typecheck"),
             LINT: lambda p, a: self.run(p, a, "lint"),
             FORMAT: lambda p, a: self.run(p, a, "format"),
@@ -98,6 +115,8 @@ class Commands:
             DETECT: self.detect,
             VALIDATE: self.validate,
             RESTART_SERVERS: self.restart_servers,
+            RUN_SCRIPT: agent.run_script,
+            RUN_FAILING_TESTS: agent.run_failing_tests,
         }
 
     async def execute(self, params: types.ExecuteCommandParams) -> Any:
