@@ -228,4 +228,4 @@ def _full_pattern(filters: Sequence[_Filter]) -> str:
 
 def _js_escape(text: str) -> str:
     """A literal inside a JavaScript RegExp (with or without the `u` flag)."""
-    return re.sub(r"[\\^$.*+?()[\]{}|/]", lambda m: "\\" + m.group(), text)
+    return re.sub(r"[\\^$.*+?()[\]{}|]", lambda m: "\\" + m.group(), text)
