@@ -41,6 +41,16 @@ def failed(message: str) -> ActionError:
     return ActionError(message)
 
 
+class TestIdentity(BaseModel):
+    """A test named by a TestFailure object (its other fields ignored), as lastTestFailures returns them."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    name: str = Field(description="The test's name as a TestFailure gives it.")
+    file: str | None = None
+    line: int | None = None
+
+
 class CommandArgs(BaseModel):
     """The one argument object every command takes; the descriptions are what MCP clients show agents."""
 
@@ -60,6 +70,14 @@ class CommandArgs(BaseModel):
         None, gt=0, description="Seconds before the run is killed (clamped to 1-1800; default per check)."
     )
     ids: list[str] | None = None  # lintel.validate only
+    tests: list[str | TestIdentity] | None = Field(
+        None,
+        description="Run only these tests: each a test name as a failure reports it (a pytest node id, a Go test "
+        "name, a cargo test path, a JS test title), a test file, `file:line` (the test at that line), or a failure "
+        "object from a previous result. A test that matches nothing is an error, never a full run.",
+    )
+    script: str | None = Field(None, description="The package.json script to run (npm, pnpm, yarn or bun run).")
+    args: list[str] | None = Field(None, description="Arguments passed on to the script.")
     file: str | None = Field(
         None, description="The file to check, inside the workspace (relative to its root, or absolute)."
     )

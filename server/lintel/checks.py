@@ -325,16 +325,19 @@ async def run_planned(
     on_start: Callable[[int], None] | None = None,
     extra_args: Sequence[str] = (),
     stdin: bytes | None = None,
+    check: str | None = None,
 ) -> RunResult:
-    """Run a planned command and turn what it did into a RunResult (status, reason, issues, failures)."""
+    """Run a planned command and turn what it did into a RunResult (status, reason, issues, failures). `check`
+    names the run where it is not one of the checks (`script`, lintel.runScript)."""
     project, spec = planned.project, planned.spec
     argv = [*spec.argv, *extra_args]
+    label = check or spec.check
     result = RunResult(
-        language=project.language, check=spec.check, tool=spec.tool, argv=argv, cwd=project.root, status="not_checked"
+        language=project.language, check=label, tool=spec.tool, argv=argv, cwd=project.root, status="not_checked"
     )
     missing = planned.missing
     if missing is not None:
-        result.reason = not_found_message(spec.check, missing.name, spec.install_hint, proxy_only=missing.proxy_only)
+        result.reason = not_found_message(label, missing.name, spec.install_hint, proxy_only=missing.proxy_only)
         result.output = result.reason
         log.info("%s %s not checked: %s (tried %s)", project.language, spec.check, result.reason, missing.tried)
         return result
@@ -348,7 +351,7 @@ async def run_planned(
     log.info(
         "%s %s: %s (binary %s via %s)",
         project.language,
-        spec.check,
+        label,
         " ".join(argv),
         result.binary,
         planned.binaries[0].via,
@@ -375,7 +378,7 @@ async def run_planned(
             )
         except ProcessStartError as exc:
             # Resolution found the binary, so this is a race (removed since) or a broken file/cwd.
-            result.reason = f"{spec.check}: {exc}"
+            result.reason = f"{label}: {exc}"
             if exc.errno == errno.ENOENT and spec.install_hint:
                 result.reason += f" — install it with: {spec.install_hint}"
             result.output = result.reason
@@ -408,7 +411,7 @@ def _interpret(
     if proc.timed_out:
         result.status = "not_checked"
         result.reason = f"{spec.tool} timed out after {seconds:g}s"
-        message = f"{spec.check}: {spec.tool} timed out after {seconds:g}s"
+        message = f"{result.check}: {spec.tool} timed out after {seconds:g}s"
         issues.append(make_issue(kind="timeout", message=message, source=spec.tool, severity="error"))
     elif proc.exit_code in spec.ok_codes:
         # The tool's own verdict: it ran and exited as it does when all is well.

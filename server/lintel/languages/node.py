@@ -284,8 +284,9 @@ def prettier_spec(manager: str, args: tuple[str, ...]) -> ToolSpec:
     )
 
 
-def script_spec(project: Project, check: CheckName, script: str) -> ToolSpec:
-    """`<pm> run <script>`, quiet, with parseable-output flags when the script is a bare known tool."""
+def script_spec(project: Project, check: CheckName, script: str, more: tuple[str, ...] = ()) -> ToolSpec:
+    """`<pm> run <script>`, quiet, with parseable-output flags when the script is a bare known tool, then `more`
+    (a subset's filters, lintel.runTests {tests})."""
     manager = project.package_manager or "npm"
     text = project.scripts.get(script, "")
     known = known_tool(text)
@@ -300,7 +301,7 @@ def script_spec(project: Project, check: CheckName, script: str) -> ToolSpec:
     return ToolSpec(
         check=check,
         tool=known.tool if known is not None else f"{manager} run {script}",
-        argv=run_script_argv(manager, script, extra, berry=is_yarn_berry(project.root)),
+        argv=run_script_argv(manager, script, (*extra, *more), berry=is_yarn_berry(project.root)),
         parser=known.parser if known is not None else _SCRIPT_PARSERS.get(check, "node-lint-auto"),
         finding_codes=known.finding_codes if known is not None else _UNKNOWN_SCRIPT_FINDINGS,
         install_hint=hint,

@@ -46,7 +46,21 @@ LAST_TEST_FAILURES = "lintel.lastTestFailures"
 DETECT = "lintel.detect"
 VALIDATE = "lintel.validate"
 RESTART_SERVERS = "lintel.restartServers"
-COMMANDS = (RUN_TESTS, TYPECHECK, LINT, FORMAT, LAST_TEST_FAILURES, DETECT, VALIDATE, RESTART_SERVERS)
+# The agent's loop (issue 16): a package.json script, the last run's failures again.
+RUN_SCRIPT = "lintel.runScript"
+RUN_FAILING_TESTS = "lintel.runFailingTests"
+COMMANDS = (
+    RUN_TESTS,
+    TYPECHECK,
+    LINT,
+    FORMAT,
+    LAST_TEST_FAILURES,
+    DETECT,
+    VALIDATE,
+    RESTART_SERVERS,
+    RUN_SCRIPT,
+    RUN_FAILING_TESTS,
+)
 
 # documents.py and lifecycle.py: the document messages, formatting, and the server's life after `initialize`.
 DOCUMENT_MESSAGES = (

@@ -28,10 +28,13 @@ from lintel.server.advertised import (
     LAST_TEST_FAILURES,
     LINT,
     RESTART_SERVERS,
+    RUN_FAILING_TESTS,
+    RUN_SCRIPT,
     RUN_TESTS,
     TYPECHECK,
     VALIDATE,
 )
+from lintel.server.agentcommands import AgentCommands
 from lintel.server.diagnostics import Diagnostics
 from lintel.server.session import Folder
 from lintel.server.shared import NOT_FORWARDED, ForwardCommand, RestartServers
@@ -72,8 +75,9 @@ class Commands:
         self.diagnostics = diagnostics
         self.forward = forward
         self.restart = restart
+        agent = AgentCommands(self, invalid, failed, Progress)
         self.handlers: dict[str, Callable[[types.ExecuteCommandParams, CommandArgs], Awaitable[Any]]] = {
-            RUN_TESTS: lambda p, a: self.run(p, a, "test"),
+            RUN_TESTS: lambda p, a: self.run(p, a, "test") if a.tests is None else agent.run_tests(p, a),
             TYPECHECK: lambda p, a: self.run(p, a, "typecheck"),
             LINT: lambda p, a: self.run(p, a, "lint"),
             FORMAT: lambda p, a: self.run(p, a, "format"),
@@ -81,6 +85,8 @@ class Commands:
             DETECT: self.detect,
             VALIDATE: self.validate,
             RESTART_SERVERS: self.restart_servers,
+            RUN_SCRIPT: agent.run_script,
+            RUN_FAILING_TESTS: agent.run_failing_tests,
         }
 
     async def execute(self, params: types.ExecuteCommandParams) -> Any:

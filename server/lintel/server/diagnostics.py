@@ -93,9 +93,11 @@ class Diagnostics:
         folder = self._server.session.folder_for(path) if path is not None else None
         return folder.config.editor.dedupe_server_diagnostics if folder is not None else True
 
-    def publish_run(self, folder: Folder, result: RunResult, channel: str, scope: Path) -> None:
-        """A project-wide run: every file it mentions gets `channel` replaced, and files under `scope` that
-        had `channel` diagnostics but are not mentioned now are cleared (they became clean)."""
+    def publish_run(self, folder: Folder, result: RunResult, channel: str, scope: Path | Sequence[Path]) -> None:
+        """A project-wide run: every file it mentions gets `channel` replaced, and files under `scope` (a folder,
+        or the files a subset of tests covered) that had `channel` diagnostics but are not mentioned now are
+        cleared (they became clean)."""
+        scopes = [scope] if isinstance(scope, Path) else list(scope)
         by_uri: dict[str, list[Issue]] = {}
         for issue in result.issues:
             if issue.file is None:
@@ -103,7 +105,7 @@ class Diagnostics:
             path = Path(issue.file) if Path(issue.file).is_absolute() else folder.root / issue.file
             by_uri.setdefault(path.as_uri(), []).append(issue)
         store = self._server.session.store
-        previous = {uri for uri in store.uris_with(channel) if _under(uri, scope)}
+        previous = {uri for uri in store.uris_with(channel) if any(_under(uri, s) for s in scopes)}
         changed = store.replace_channel(
             channel, {uri: self.of_issues(uri, issues) for uri, issues in by_uri.items()}, scope=previous
         )

@@ -1,0 +1,75 @@
+"""lintel.runScript without the protocol: one `package.json` script run with the project's package manager (the
+lock file's, as detection picks it), its output as a RunResult (docs/design.md, Running a script).
+
+The script runs as written, with the caller's arguments after it (`npm run --silent build -- --watch=false`;
+pnpm, yarn and bun forward them without `--`). Its output is not read for findings: a script is anything, so
+the verdict is its exit code (a failing script is one `custom` issue with the end of its output).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from lintel.checks import RunResult, plan_spec, run_planned, timeout_for
+from lintel.config import LintelConfig
+from lintel.errors import BadArgument, NotSupported
+from lintel.languages import Project, ToolSpec
+from lintel.languages.node import is_yarn_berry, run_script_argv
+
+# Scripts run non-interactively: CI=true (unless the user's environment says otherwise) keeps test runners and
+# bundlers out of watch mode, as for the test check.
+_SCRIPT_ENV = {"CI": "true"}
+_INSTALL_HINTS = {
+    "npm": "npm ships with Node.js (https://nodejs.org)",
+    "yarn": "npm install -g yarn",
+    "pnpm": "npm install -g pnpm",
+    "bun": "npm install -g bun",
+}
+
+
+def script_command(
+    project: Project, script: str, args: Sequence[str] = (), *, command: str = "lintel.runScript"
+) -> ToolSpec:
+    """The command that runs `script`; NotSupported for a project that has no package.json scripts (not node),
+    BadArgument for a script package.json does not define (the message lists the ones it does)."""
+    if project.language != "node":
+        raise NotSupported(f"{command} is not supported for {project.language} projects yet")
+    if not script.strip():
+        raise BadArgument(f"{command}: `script` is empty")
+    if script not in project.scripts:
+        available = ", ".join(sorted(project.scripts)) or "none"
+        raise BadArgument(f"no script {script!r} in {project.root / 'package.json'}; available scripts: {available}")
+    manager = project.package_manager or "npm"
+    return ToolSpec(
+        check="test",  # the timeout class of a script; the result is labelled `script`
+        tool=f"{manager} run {script}",
+        argv=run_script_argv(manager, script, tuple(args), berry=is_yarn_berry(project.root)),
+        parser="custom",
+        ok_codes=frozenset({0}),
+        finding_codes=frozenset(),
+        install_hint=_INSTALL_HINTS.get(manager, "see the package manager's documentation"),
+        env_defaults=_SCRIPT_ENV,
+    )
+
+
+async def run_script(
+    project: Project,
+    script: str,
+    args: Sequence[str] = (),
+    *,
+    workspace: Path,
+    config: LintelConfig,
+    timeout: float | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> RunResult:
+    """Run `script` (with `args`) in the project root; the timeout is the test check's unless one is given."""
+    spec = script_command(project, script, args)
+    workspace = workspace.resolve()
+    return await run_planned(
+        plan_spec(project, spec, config, workspace),
+        workspace=workspace,
+        timeout=timeout_for("test", config, timeout),
+        on_start=on_start,
+        check="script",
+    )
