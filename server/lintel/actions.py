@@ -6,7 +6,8 @@ so both give the same results and the same error messages."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -17,8 +18,11 @@ from lintel.checks import RunResult, detect_document, run_check, run_file_check
 from lintel.config import LintelConfig
 from lintel.detect import DetectionError, choose_project, is_inside, nearest_project, normalize_language
 from lintel.discover import Discovery, describe, discover, nearest_above
+from lintel.errors import BadArgument, NothingToRun, NotSupported
 from lintel.issues import Issue
 from lintel.languages import CheckName, FileCheckName, Project, Registry
+from lintel.scripts import run_script, script_command
+from lintel.testruns import failing_selection, nothing_to_rerun, run_selection, select_tests
 
 NOT_TRUSTED = "this workspace is not trusted: lintel runs no tools here"
 
@@ -230,6 +234,92 @@ async def run_project_check(
     if check == "test":
         folder.last_tests[(project.root, project.language)] = result
     return result
+
+
+@contextmanager
+def engine_refusals() -> Iterator[None]:
+    """lintel.errors raised by the test-run and script engines, as the commands' errors."""
+    try:
+        yield
+    except BadArgument as exc:
+        raise invalid(str(exc)) from exc
+    except (NotSupported, NothingToRun) as exc:
+        raise failed(str(exc)) from exc
+
+
+async def run_tests(
+    command: str,
+    folder: Folder,
+    project: Project,
+    args: CommandArgs,
+    *,
+    trusted: bool,
+    on_start: Callable[[int], None] | None = None,
+) -> RunResult:
+    """The project's tests: all of them, or only `args.tests` (lintel.testruns); kept as its last run."""
+    if args.tests is None:
+        return await run_project_check(command, folder, project, "test", args, trusted=trusted, on_start=on_start)
+    require_trust(trusted)
+    tests = [t if isinstance(t, str) else t.model_dump() for t in args.tests]
+    with engine_refusals():
+        selection = select_tests(project, tests, workspace=folder.root, config=folder.config, command=command)
+    result = await run_selection(
+        project, selection, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
+    )
+    folder.last_tests[(project.root, project.language)] = must_have_run(result, "test")
+    return result
+
+
+async def run_failing_tests(
+    command: str,
+    folder: Folder,
+    project: Project,
+    args: CommandArgs,
+    *,
+    trusted: bool,
+    on_start: Callable[[int], None] | None = None,
+) -> RunResult:
+    """Exactly the failures of the project's last test run, rerun; the rerun becomes the record. After a run
+    that passed nothing runs (an ok result saying so) and the record stays."""
+    require_trust(trusted)
+    last = last_test_run(folder, project)
+    with engine_refusals():
+        selection = failing_selection(project, last, workspace=folder.root, config=folder.config, command=command)
+    if selection is None:
+        assert last is not None  # failing_selection refuses when there is no record
+        return nothing_to_rerun(project, last)
+    result = await run_selection(
+        project, selection, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
+    )
+    folder.last_tests[(project.root, project.language)] = must_have_run(result, "test")
+    return result
+
+
+async def run_package_script(
+    command: str,
+    folder: Folder,
+    project: Project,
+    args: CommandArgs,
+    *,
+    trusted: bool,
+    on_start: Callable[[int], None] | None = None,
+) -> RunResult:
+    """A package.json script with the project's package manager (lintel.scripts)."""
+    require_trust(trusted)
+    if args.script is None:
+        raise invalid(f"{command}: `script` is required")
+    with engine_refusals():
+        script_command(project, args.script, args.args or (), command=command)  # refused with this command's name
+        result = await run_script(
+            project,
+            args.script,
+            args.args or (),
+            workspace=folder.root,
+            config=folder.config,
+            timeout=args.timeout,
+            on_start=on_start,
+        )
+    return must_have_run(result, "script")
 
 
 def last_test_run(folder: Folder, project: Project) -> RunResult | None:

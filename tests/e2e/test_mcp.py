@@ -32,6 +32,8 @@ NODE_MODULES = Path(__file__).parents[1] / "workspaces" / "node" / "node_modules
 CALL_TIMEOUT = 300.0
 TOOLS = {
     "run_tests",
+    "run_failing_tests",
+    "run_script",
     "last_test_failures",
     "run_lint",
     "run_typecheck",
@@ -181,6 +183,62 @@ async def test_each_tool_answers_what_the_lsp_command_answers(
 
 def has_format_finding(diagnostics: Sequence[types.Diagnostic]) -> bool:
     return any(isinstance(d.data, dict) and d.data.get("kind") == "format" for d in diagnostics)
+
+
+async def test_the_agent_loop_answers_what_the_lsp_commands_answer(start: Start, server_env: dict[str, str]) -> None:
+    """run_tests, a subset by the failure's name, run_failing_tests and last_test_failures: each the same result
+    as the LSP command's (each server keeps its own record, fed the same calls)."""
+    require_toolchain("python")
+    editor = await start("python")
+    async with agent(editor.root, server_env) as client:
+        refused_lsp = await error_of(editor, "lintel.runFailingTests")
+        refused_mcp = await client.error("run_failing_tests")
+        assert refused_mcp == refused_lsp.message
+        assert refused_mcp.startswith("no test run recorded"), refused_mcp
+        whole = await client.result("run_tests")
+        assert comparable(whole) == comparable(await editor.execute("lintel.runTests"))
+        assert whole is not None
+        [failure] = whole["failures"]
+        for tool, command, arguments in [
+            ("run_tests", "lintel.runTests", {"tests": [failure["name"]]}),
+            ("run_tests", "lintel.runTests", {"tests": [failure]}),  # the failure object itself
+            ("run_failing_tests", "lintel.runFailingTests", {}),
+            ("last_test_failures", "lintel.lastTestFailures", {}),
+        ]:
+            over_lsp = await editor.execute(command, *([arguments] if arguments else []))
+            over_mcp = await client.result(tool, arguments)
+            assert comparable(over_mcp) == comparable(over_lsp), tool
+            assert over_mcp is not None
+            assert [f["name"] for f in over_mcp["failures"]] == [failure["name"]], tool
+            assert "1 failed" in over_mcp["output"], over_mcp["output"]  # pytest's own count: the one test ran
+
+        unknown = {"tests": ["tests/test_models.py::test_no_such_test"]}
+        refused_lsp = await error_of(editor, "lintel.runTests", unknown)
+        assert await client.error("run_tests", unknown) == refused_lsp.message
+        await client.alive()
+
+
+async def test_run_script_answers_what_the_lsp_command_answers(
+    start: Start, server_env: dict[str, str], tmp_path: Path
+) -> None:
+    require_tool("npm", "install Node.js 20+")
+    editor = await start("scripts-npm")
+    async with agent(editor.root, server_env) as client:
+        for arguments in ({"script": "greet", "args": ["a b", "--x"]}, {"script": "fail"}):
+            over_lsp = await editor.execute("lintel.runScript", arguments)
+            over_mcp = await client.result("run_script", arguments)
+            assert comparable(over_mcp) == comparable(over_lsp), arguments
+        assert over_mcp is not None
+        assert over_mcp["ok"] is False
+        unknown = await error_of(editor, "lintel.runScript", {"script": "deploy"})
+        assert await client.error("run_script", {"script": "deploy"}) == unknown.message
+        assert "available scripts: build, fail, greet" in unknown.message
+        assert await client.error("run_script", {}) == "run_script: script: Field required"
+
+    python = copy_workspace("python", tmp_path / "python")
+    async with agent(python, server_env) as client:
+        refused = await client.error("run_script", {"script": "build"})
+    assert refused == "run_script is not supported for python projects yet"
 
 
 async def test_diagnostics_is_what_the_editor_shows_after_a_save(start: Start, server_env: dict[str, str]) -> None:

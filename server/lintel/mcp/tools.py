@@ -5,16 +5,17 @@ Adding a tool backed by an engine function is one `AgentTool` entry in TOOLS."""
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from lintel import actions
-from lintel.actions import ActionError, CommandArgs, FileDiagnostics
+from lintel.actions import ActionError, CommandArgs, FileDiagnostics, Folder
 from lintel.checks import RunResult
 from lintel.issues import Issue
-from lintel.languages import CheckName
+from lintel.languages import CheckName, Project
 from lintel.mcp.workspace import Host
 from lintel.report.text import issue_line
 
@@ -32,6 +33,23 @@ class Answer:
 
 
 OnStart = Callable[[int], None]
+
+
+class ProjectRun(Protocol):
+    """The shape of lintel.actions' runs: (command, folder, project, args, trusted=, on_start=) -> RunResult."""
+
+    def __call__(
+        self,
+        command: str,
+        folder: Folder,
+        project: Project,
+        args: CommandArgs,
+        *,
+        trusted: bool,
+        on_start: OnStart | None = None,
+    ) -> Awaitable[RunResult]: ...
+
+
 Call = Callable[[Host, CommandArgs, "AgentTool", OnStart], Awaitable[Answer]]
 
 
@@ -46,7 +64,8 @@ class AgentTool:
 
     def input_schema(self) -> dict[str, Any]:
         """JSON Schema of its arguments, with CommandArgs' descriptions (what agents read)."""
-        properties = CommandArgs.model_json_schema()["properties"]
+        full = CommandArgs.model_json_schema()
+        properties = _inline(full["properties"], full.get("$defs", {}))
         schema: dict[str, Any] = {
             "type": "object",
             "properties": {name: _plain(properties[name]) for name in self.fields},
@@ -66,6 +85,18 @@ class AgentTool:
         if problems:
             raise actions.invalid(f"{self.name}: {'; '.join(problems)}")
         return args
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """`{"$ref": "#/$defs/X"}` replaced by X itself: each tool's schema stands alone (no shared `$defs`)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+        return {key: _inline(value, defs) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inline(item, defs) for item in node]
+    return node
 
 
 def _plain(schema: dict[str, Any]) -> dict[str, Any]:
@@ -107,6 +138,11 @@ def run_summary(result: RunResult) -> str:
     then the first issues, one per line as `lintel check` prints them."""
     if result.status == "not_checked":
         return f"{result.tool}: not checked — {result.reason}"
+    if result.check == "script":
+        verdict = "ok" if result.exit_code == 0 else f"failed (exit {result.exit_code})"
+        return f"{result.tool}: {verdict} in {_seconds(result.duration_ms)} (`{shlex.join(result.argv)}`)"
+    if result.check == "test" and not result.argv:  # runFailingTests after a run that passed: nothing ran
+        return f"{result.tool}: {result.reason}"
     if result.check == "test":
         names = [f.name for f in result.failures[:SHOWN_FAILURES]]
         more = ", …" if len(result.failures) > SHOWN_FAILURES else ""
@@ -138,6 +174,17 @@ def detect_summary(document: dict[str, Any]) -> str:
 
 
 # -- the calls ------------------------------------------------------------------------------------------
+
+
+def _project_run(run: ProjectRun) -> Call:
+    """A tool that runs something for the project its arguments choose (actions.project)."""
+
+    async def call(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
+        folder, project = actions.project(host.folders, args)
+        result = await run(tool.name, folder, project, args, trusted=host.trusted, on_start=on_start)
+        return Answer(result.result_json(), run_summary(result))
+
+    return call
 
 
 def _check(check: CheckName) -> Call:
@@ -182,11 +229,19 @@ TOOLS: tuple[AgentTool, ...] = (
     AgentTool(
         "run_tests",
         "lintel.runTests",
-        "Run the project's test suite (pytest, go test, cargo test, the package.json test script)."
-        + _RESULT
-        + " and failures (name, file, line, message). Failing tests are a result (ok: false), not an error.",
+        "Run the project's tests (pytest, go test, cargo test, the package.json test script): all of them, or"
+        " only `tests`." + _RESULT + " and failures (name, file, line, message). Failing tests are a result"
+        " (ok: false), not an error.",
+        (*_RUN, "tests"),
+        _project_run(actions.run_tests),
+    ),
+    AgentTool(
+        "run_failing_tests",
+        "lintel.runFailingTests",
+        "Rerun exactly the tests that failed in the project's last run_tests (or run_failing_tests); the rerun"
+        " becomes the last run. An error when no run was recorded: it never runs the whole suite." + _RESULT + ".",
         _RUN,
-        _check("test"),
+        _project_run(actions.run_failing_tests),
     ),
     AgentTool(
         "last_test_failures",
@@ -218,6 +273,16 @@ TOOLS: tuple[AgentTool, ...] = (
         + ": one per file that is not formatted.",
         _RUN,
         _check("format"),
+    ),
+    AgentTool(
+        "run_script",
+        "lintel.runScript",
+        "Run a package.json script with the project's package manager (from its lock file: npm, pnpm, yarn, bun)."
+        " An unknown script is an error listing the available ones." + _RESULT + "; a failing script is ok: false"
+        " with one issue holding the end of its output.",
+        ("script", "args", *_RUN),
+        _project_run(actions.run_package_script),
+        required=("script",),
     ),
     AgentTool(
         "detect",
