@@ -182,3 +182,16 @@ async def test_errors_name_the_script_the_test_and_the_language(start: Start) ->
     assert nothing.code == REQUEST_FAILED
     assert "no test run recorded for the python project" in nothing.message
     await editor.alive()
+
+
+async def test_an_untrusted_workspace_runs_no_script_and_no_test(start: Start) -> None:
+    editor = await start("scripts-npm", init_options={"trusted": False})
+
+    for command, arguments in (("lintel.runScript", {"script": "greet"}), ("lintel.runTests", {"tests": ["x"]})):
+        refused = await error_of(editor, command, arguments)
+        assert (refused.code, refused.message) == (
+            REQUEST_FAILED,
+            "this workspace is not trusted: lintel runs no tools here",
+        )
+    refused = await error_of(editor, "lintel.runFailingTests")
+    assert refused.message == "this workspace is not trusted: lintel runs no tools here"
