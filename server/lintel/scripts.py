@@ -62,9 +62,11 @@ async def run_script(
     config: LintelConfig,
     timeout: float | None = None,
     on_start: Callable[[int], None] | None = None,
+    command: str = "lintel.runScript",
 ) -> RunResult:
-    """Run `script` (with `args`) in the project root; the timeout is the test check's unless one is given."""
-    spec = script_command(project, script, args)
+    """Run `script` (with `args`) in the project root; the timeout is the test check's unless one is given.
+    `command` names the request in refusals."""
+    spec = script_command(project, script, args, command=command)
     workspace = workspace.resolve()
     return await run_planned(
         plan_spec(project, spec, config, workspace),

@@ -100,11 +100,12 @@ async def run_tests(
     config: LintelConfig,
     timeout: float | None = None,
     on_start: Callable[[int], None] | None = None,
+    command: str = "lintel.runTests",
 ) -> RunResult:
-    """The whole suite (`tests` None), or the tests named."""
+    """The whole suite (`tests` None), or the tests named. `command` names the request in refusals."""
     if tests is None:
         return await run_check(project, "test", workspace=workspace, config=config, timeout=timeout, on_start=on_start)
-    selection = select_tests(project, tests, workspace=workspace, config=config)
+    selection = select_tests(project, tests, workspace=workspace, config=config, command=command)
     return await run_selection(
         project, selection, workspace=workspace, config=config, timeout=timeout, on_start=on_start
     )
@@ -118,10 +119,11 @@ async def run_failing_tests(
     config: LintelConfig,
     timeout: float | None = None,
     on_start: Callable[[int], None] | None = None,
+    command: str = "lintel.runFailingTests",
 ) -> RunResult:
     """Exactly the failures of `last` rerun. When `last` passed, nothing runs: an ok result whose `argv` is empty
     says so (the caller keeps its record then; otherwise this result replaces it)."""
-    selection = failing_selection(project, last, workspace=workspace, config=config)
+    selection = failing_selection(project, last, workspace=workspace, config=config, command=command)
     if selection is None:
         assert last is not None
         return nothing_to_rerun(project, last)

@@ -262,7 +262,6 @@ def test_a_chained_script_runs_its_one_runner_step_directly(tmp_path: Path) -> N
         "run",
         "--config",
         "v.js",
-        "--run",
         "--reporter=json",
         "test/cart.test.js",
     ]

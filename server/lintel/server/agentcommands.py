@@ -44,14 +44,20 @@ class AgentCommands:
         """runTests with `tests`: only those tests; their files' test diagnostics replaced, the record too."""
         folder, project = self._project(args)
         tests = [t if isinstance(t, str) else t.model_dump() for t in args.tests or []]
-        selection = self._guard(lambda: select_tests(project, tests, workspace=folder.root, config=folder.config))
+        selection = self._guard(
+            lambda: select_tests(project, tests, workspace=folder.root, config=folder.config, command=params.command)
+        )
         return await self._run_tests(params, args, folder, project, selection)
 
     async def run_failing_tests(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         """The failures of the project's last test run, rerun; the record becomes this run's."""
         folder, project = self._project(args)
         last = folder.last_tests.get((project.root, project.language))
-        selection = self._guard(lambda: failing_selection(project, last, workspace=folder.root, config=folder.config))
+        selection = self._guard(
+            lambda: failing_selection(
+                project, last, workspace=folder.root, config=folder.config, command=params.command
+            )
+        )
         if selection is None:
             assert last is not None
             return nothing_to_rerun(project, last).result_json()
@@ -76,6 +82,7 @@ class AgentCommands:
                 config=folder.config,
                 timeout=args.timeout,
                 on_start=progress.started,
+                command=params.command,
             )
         finally:
             progress.end()

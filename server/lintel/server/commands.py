@@ -1,5 +1,5 @@
 """`workspace/executeCommand` (docs/design.md): lintel.runTests, typecheck, lint, format, lastTestFailures, detect,
-validate.
+validate; runTests {tests}, runFailingTests and runScript are `agentcommands`'.
 
 Each takes zero arguments or one object `{language?, path?, timeout?}` and returns a RunResult; failing tests
 are a result (`ok: false`), bad arguments and undetectable projects are ResponseErrors.

@@ -177,6 +177,8 @@ def _command(
     assert known.binary is not None
     present = set(runner.words)
     flags = () if present & set(known.already_parseable) else known.parseable_flags
+    if "run" in present:  # `vitest run` is already a single run
+        flags = tuple(f for f in flags if f != "--run")
     return ToolSpec(
         check="test",
         tool=known.tool,
