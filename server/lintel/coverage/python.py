@@ -9,6 +9,7 @@ applies to both steps untouched."""
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +23,11 @@ INSTALL_HINT = "pip install coverage pytest-cov"
 # `--cov` alone measures what the project's coverage config names (`source`), else everything under the cwd;
 # `--cov-report=` (empty) prints no table into the output the test parser reads.
 PYTEST_COV_ARGS = ("--cov", "--cov-context=test", "--cov-report=")
+# With plugin autoloading off (PYTEST_DISABLE_PLUGIN_AUTOLOAD) pytest-cov must be named; naming it when it is
+# autoloaded as well fails ("Plugin already registered under a different name").
+LOAD_PYTEST_COV = ("-p", "pytest_cov.plugin")
+# What pytest says when pytest-cov is not there: the options are unknown, or the named plugin is not found.
+_NO_PYTEST_COV = ("unrecognized arguments: --cov", 'Error importing plugin "pytest_cov')
 
 
 def _coverage_binary(request: Request, pytest_path: str | None) -> str | None:
@@ -46,10 +52,11 @@ async def measure(request: Request) -> Measurement:
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="lintel-coverage-") as scratch:
         data = Path(scratch) / ".coverage"
-        result = await run_tests_with(request, PYTEST_COV_ARGS, env={"COVERAGE_FILE": str(data)})
+        load = LOAD_PYTEST_COV if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") else ()
+        result = await run_tests_with(request, [*load, *PYTEST_COV_ARGS], env={"COVERAGE_FILE": str(data)})
         if result.exit_code is None and not result.timed_out:
             return Measurement(result)  # pytest itself is missing: its not-found message says so
-        if "unrecognized arguments: --cov" in result.output:
+        if any(sign in result.output for sign in _NO_PYTEST_COV):
             result.failures, result.issues = [], []
             return not_checked(
                 result,
