@@ -27,8 +27,9 @@ def cache_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def coverage_run(report: dict[str, Any]) -> dict[str, Any]:
-    [run] = [r for r in report["runs"] if r["check"] == "coverage"]
-    return run
+    runs: list[dict[str, Any]] = [r for r in report["runs"] if r["check"] == "coverage"]
+    assert len(runs) == 1
+    return runs[0]
 
 
 def test_python_coverage_per_file_in_json(tmp_path: Path) -> None:
