@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lintel.checks import RunResult, detect_document, run_check, run_file_check
 from lintel.config import LintelConfig
+from lintel.coverage import CoverageFailed, CoverageStore, CoverageUnsupported, Request, coverage
+from lintel.coverage import tests_covering as covering
 from lintel.detect import DetectionError, choose_project, is_inside, nearest_project, normalize_language
 from lintel.discover import Discovery, describe, discover, nearest_above
 from lintel.errors import BadArgument, NothingToRun, NotSupported
@@ -82,9 +84,8 @@ class CommandArgs(BaseModel):
     )
     script: str | None = Field(None, description="The package.json script to run (npm, pnpm, yarn or bun run).")
     args: list[str] | None = Field(None, description="Arguments passed on to the script.")
-    file: str | None = Field(
-        None, description="The file to check, inside the workspace (relative to its root, or absolute)."
-    )
+    file: str | None = Field(None, description="A file inside the workspace (relative to its root, or absolute).")
+    line: int | None = Field(None, ge=1, description="A line of `file`, 1-based.")
 
 
 def parse_args(command: str, arguments: Any) -> CommandArgs:
@@ -320,6 +321,61 @@ async def run_package_script(
             on_start=on_start,
         )
     return must_have_run(result, "script")
+
+
+async def run_coverage(
+    command: str,
+    folder: Folder,
+    project: Project,
+    args: CommandArgs,
+    store: CoverageStore,
+    *,
+    trusted: bool,
+    on_start: Callable[[int], None] | None = None,
+) -> RunResult:
+    """The project's tests run with coverage (lintel.coverage): a RunResult with a `coverage` summary; the
+    index goes to `store` for tests_covering."""
+    require_trust(trusted)
+    try:
+        measurement = await coverage(Request(project, folder.root, folder.config, args.timeout, on_start), store)
+    except CoverageUnsupported as exc:
+        raise failed(exc.message(command)) from exc
+    return must_have_run(measurement.result, "coverage")
+
+
+def covering_target(command: str, folders: Sequence[F], args: CommandArgs) -> tuple[F, Project, Path]:
+    """testsCovering's `{file, line}`: the file (inside the workspace) and the project that owns it."""
+    if args.file is None or args.line is None:
+        raise invalid(f"{command}: expected {{file, line}} (line 1-based)")
+    folder, target = inside(folders, args.file)
+    if not target.is_file():
+        raise invalid(f"{command}: {args.file!r} is not a file")
+    _, owner = project(folders, CommandArgs(path=str(target), language=args.language))
+    return folder, owner, target
+
+
+async def covering_tests(
+    command: str,
+    folder: Folder,
+    project: Project,
+    file: Path,
+    args: CommandArgs,
+    store: CoverageStore,
+    *,
+    trusted: bool,
+    on_start: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """The tests that run `file`:`args.line`, from the project's last coverage run (run first when there is
+    none, or the file changed since)."""
+    require_trust(trusted)
+    assert args.line is not None  # covering_target checked it
+    try:
+        request = Request(project, folder.root, folder.config, args.timeout, on_start)
+        return await covering(request, file, args.line, store)
+    except CoverageUnsupported as exc:
+        raise failed(exc.message(command)) from exc
+    except CoverageFailed as exc:
+        raise failed(f"{command}: {exc}") from exc
 
 
 def last_test_run(folder: Folder, project: Project) -> RunResult | None:

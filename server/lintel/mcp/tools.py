@@ -163,6 +163,17 @@ def diagnostics_summary(found: FileDiagnostics) -> str:
     return "\n".join([f"{found.file}: {_counts(issues)} ({tools})", *_issue_lines(issues)])
 
 
+def covering_summary(answer: dict[str, Any]) -> str:
+    where = f"{answer['file']}:{answer['line']}"
+    tests = answer["tests"]
+    if tests:
+        shown = ", ".join(tests[:SHOWN_FAILURES]) + (", …" if len(tests) > SHOWN_FAILURES else "")
+        head = f"{where}: run by {_plural(len(tests), answer['granularity'])}: {shown}"
+    else:
+        head = f"{where}: no {answer['granularity']} runs it" + (f" ({answer['note']})" if answer.get("note") else "")
+    return f"{head}\n({answer['source']})"
+
+
 def detect_summary(document: dict[str, Any]) -> str:
     projects = document["projects"]
     listed = ", ".join(f"{p['language']} ({p['root']})" for p in projects) or "none"
@@ -205,6 +216,14 @@ async def _last_test_failures(host: Host, args: CommandArgs, tool: AgentTool, on
         where = project.relative_root(folder.root)
         return Answer(None, f"no test run recorded for the {project.language} project at {where} yet (run_tests)")
     return Answer(last.result_json(), f"last run: {run_summary(last)}")
+
+
+async def _tests_covering(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
+    folder, project, file = actions.covering_target(tool.name, host.folders, args)
+    answer = await actions.covering_tests(
+        tool.name, folder, project, file, args, host.coverage, trusted=host.trusted, on_start=on_start
+    )
+    return Answer(answer, covering_summary(answer))
 
 
 async def _detect(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
@@ -283,6 +302,17 @@ TOOLS: tuple[AgentTool, ...] = (
         ("script", "args", *_RUN),
         _project_run(actions.run_package_script),
         required=("script",),
+    ),
+    AgentTool(
+        "tests_covering",
+        "lintel.testsCovering",
+        "The tests that execute `file`:`line` (1-based), from the project's last coverage run (run first when there"
+        " is none or the file changed since): call it before editing a function, then run_tests with those tests."
+        " Returns {file, line, tests, granularity (test where the tool can tell, else file or package), covered,"
+        " executable, source, note?}.",
+        ("file", "line", "language", "timeout"),
+        _tests_covering,
+        required=("file", "line"),
     ),
     AgentTool(
         "detect",

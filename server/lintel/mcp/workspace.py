@@ -9,6 +9,7 @@ from pathlib import Path
 
 from lintel.checks import RunResult
 from lintel.config import LintelConfig, load_config
+from lintel.coverage import CoverageStore
 from lintel.languages import Registry
 from lintel.registry import registry_for
 
@@ -62,6 +63,8 @@ class Host:
 
     folders: list[Workspace]
     trusted: bool = True
+    # The last coverage index of each project, for tests_covering (kept on disk too: lintel.coverage.store).
+    coverage: CoverageStore = field(default_factory=CoverageStore)
 
     def refresh(self) -> None:
         for folder in self.folders:

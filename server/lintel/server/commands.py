@@ -19,10 +19,12 @@ from pygls.exceptions import JsonRpcException
 
 from lintel import actions
 from lintel.actions import ActionError, CommandArgs, parse_args
+from lintel.coverage import CoverageStore
 from lintel.detect import normalize_language
 from lintel.languages import CheckName, Project
 from lintel.server.advertised import (
     COMMANDS,
+    COVERAGE,
     DETECT,
     FORMAT,
     LAST_TEST_FAILURES,
@@ -31,6 +33,7 @@ from lintel.server.advertised import (
     RUN_FAILING_TESTS,
     RUN_SCRIPT,
     RUN_TESTS,
+    TESTS_COVERING,
     TYPECHECK,
     VALIDATE,
 )
@@ -76,6 +79,8 @@ class Commands:
         self.forward = forward
         self.restart = restart
         agent = AgentCommands(self, invalid, failed, Progress)
+        # The last coverage run of each project, for testsCovering (kept on disk too: lintel.coverage.store).
+        self.coverage_store = CoverageStore()
         self.handlers: dict[str, Callable[[types.ExecuteCommandParams, CommandArgs], Awaitable[Any]]] = {
             RUN_TESTS: lambda p, a: self.run(p, a, "test") if a.tests is None else agent.run_tests(p, a),
             TYPECHECK: lambda p, a: self.run(p, a, "typecheck"),
@@ -87,6 +92,8 @@ class Commands:
             RESTART_SERVERS: self.restart_servers,
             RUN_SCRIPT: agent.run_script,
             RUN_FAILING_TESTS: agent.run_failing_tests,
+            COVERAGE: self.coverage,
+            TESTS_COVERING: self.tests_covering,
         }
 
     async def execute(self, params: types.ExecuteCommandParams) -> Any:
@@ -162,6 +169,48 @@ class Commands:
         for result in results:
             self.diagnostics.publish_validation(folder, result)
         return [r.to_json() for r in results]
+
+    async def coverage(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
+        """The project's tests run with coverage: a RunResult with a `coverage` summary; the index is kept for
+        lintel.testsCovering."""
+        folder, project = self.project(args)
+        actions.require_trust(self.server.session.trusted)
+        progress = Progress(self.server, params.work_done_token, f"lintel: {project.language} coverage")
+        await progress.begin()
+        try:
+            result = await actions.run_coverage(
+                params.command,
+                folder,
+                project,
+                args,
+                self.coverage_store,
+                trusted=self.server.session.trusted,
+                on_start=progress.started,
+            )
+        finally:
+            progress.end()
+        return result.result_json()
+
+    async def tests_covering(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
+        """`{file, line}` -> the tests that run that line, from the project's last coverage run (run first when
+        there is none, or the file changed since)."""
+        folder, project, target = actions.covering_target(params.command, self.server.session.folders, args)
+        actions.require_trust(self.server.session.trusted)
+        progress = Progress(self.server, params.work_done_token, f"lintel: tests covering {target.name}:{args.line}")
+        await progress.begin()
+        try:
+            return await actions.covering_tests(
+                params.command,
+                folder,
+                project,
+                target,
+                args,
+                self.coverage_store,
+                trusted=self.server.session.trusted,
+                on_start=progress.started,
+            )
+        finally:
+            progress.end()
 
     async def restart_servers(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         """The language servers navigation goes to (of `language`, or all), restarted — a given-up one too."""
