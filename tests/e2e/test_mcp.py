@@ -5,6 +5,7 @@ untrusted workspace, and kill a cancelled run's process group."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import re
@@ -18,9 +19,9 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import Start
+from tests.e2e.conftest import Start, tool_env
 from tests.e2e.test_faults import HANGING_TOOL, MARKER_TOOL, assert_gone, error_of, running, wait_for_pids
-from tests.helpers import copy_workspace, require_path, require_tool
+from tests.helpers import copy_workspace, missing_tool, require_path, require_tool
 
 mcp = pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install -e '.[dev]')")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
@@ -31,6 +32,7 @@ PRICING = "src/inventory/pricing.py"
 NODE_MODULES = Path(__file__).parents[1] / "workspaces" / "node" / "node_modules"
 CALL_TIMEOUT = 300.0
 TOOLS = {
+    "tests_covering",
     "run_tests",
     "run_failing_tests",
     "run_script",
@@ -47,6 +49,12 @@ TOOLS = {
 def client_name() -> str:
     """One editor's capabilities for the LSP side of the comparisons (the commands do not depend on them)."""
     return "neovim"
+
+
+@pytest.fixture
+def server_env(cargo_target_dir: Path, tmp_path: Path) -> dict[str, str]:
+    """Both servers' environment; the coverage index goes to the user cache: a private one per test."""
+    return {**tool_env(cargo_target_dir), "XDG_CACHE_HOME": str(tmp_path / "cache")}
 
 
 @dataclass
@@ -239,6 +247,35 @@ async def test_run_script_answers_what_the_lsp_command_answers(
     async with agent(python, server_env) as client:
         refused = await client.error("run_script", {"script": "build"})
     assert refused == "run_script is not supported for python projects yet"
+
+
+async def test_tests_covering_answers_what_the_lsp_command_answers(
+    start: Start, server_env: dict[str, str], tmp_path: Path
+) -> None:
+    require_tool("pytest")
+    if importlib.util.find_spec("pytest_cov") is None:
+        missing_tool("coverage and pytest-cov are not installed (pip install coverage pytest-cov)")
+    editor = await start("python")
+    # Each server its own coverage cache: the MCP side measures for itself, not from the LSP side's index.
+    env = {**server_env, "XDG_CACHE_HOME": str(tmp_path / "mcp-cache")}
+    async with agent(editor.root, env) as client:
+        for arguments in (
+            {"file": "src/inventory/models.py", "line": 20},
+            {"file": str(editor.path(PRICING)), "line": 13},
+            {"file": "src/inventory/models.py", "line": 25},
+        ):
+            over_lsp = await editor.execute("lintel.testsCovering", arguments)
+            over_mcp = await client.result("tests_covering", arguments)
+            assert over_mcp is not None
+            moment = ("source", "measuredAt")  # when it was measured
+            assert {k: v for k, v in over_mcp.items() if k not in moment} == {
+                k: v for k, v in over_lsp.items() if k not in moment
+            }
+        assert over_mcp["tests"] == []
+        restock = await client.call("tests_covering", {"file": "src/inventory/models.py", "line": 20})
+        assert "tests/test_models.py::test_restock_adds_units" in text_of(restock).splitlines()[0]
+        missing_line = await client.error("tests_covering", {"file": "src/inventory/models.py"})
+        assert missing_line == "tests_covering: line: Field required"
 
 
 async def test_diagnostics_is_what_the_editor_shows_after_a_save(start: Start, server_env: dict[str, str]) -> None:
