@@ -46,7 +46,20 @@ LAST_TEST_FAILURES = "lintel.lastTestFailures"
 DETECT = "lintel.detect"
 VALIDATE = "lintel.validate"
 RESTART_SERVERS = "lintel.restartServers"
-COMMANDS = (RUN_TESTS, TYPECHECK, LINT, FORMAT, LAST_TEST_FAILURES, DETECT, VALIDATE, RESTART_SERVERS)
+COVERAGE = "lintel.coverage"
+TESTS_COVERING = "lintel.testsCovering"
+COMMANDS = (
+    RUN_TESTS,
+    TYPECHECK,
+    LINT,
+    FORMAT,
+    LAST_TEST_FAILURES,
+    DETECT,
+    VALIDATE,
+    RESTART_SERVERS,
+    COVERAGE,
+    TESTS_COVERING,
+)
 
 # documents.py and lifecycle.py: the document messages, formatting, and the server's life after `initialize`.
 DOCUMENT_MESSAGES = (
