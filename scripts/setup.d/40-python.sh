@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python tools for lintel's tests: ruff, mypy, basedpyright and pytest all come with lintel's `dev` extra,
+# Python tools for lintel's tests: ruff, mypy, basedpyright, pytest and coverage (with pytest-cov) all come with lintel's `dev` extra,
 # which scripts/setup-dev installs into the venv. This only checks that each one actually runs there
 # (basedpyright also needs the Node.js its wheel brings) and says how to repair it. Silent when all run.
 set -uo pipefail
@@ -8,7 +8,7 @@ set -uo pipefail
 declare -F say >/dev/null || say() { printf 'setup: %s\n' "$*" >&2; }
 
 missing=()
-for tool in ruff mypy basedpyright pytest; do
+for tool in ruff mypy basedpyright pytest coverage; do
   if ! "$VENV/bin/$tool" --version >/dev/null 2>&1; then
     missing+=("$tool")
   fi

@@ -74,6 +74,8 @@ class RunResult:
     binary: str | None = None
     # The raw stream (formatters print their result here); not part of the wire shapes.
     stdout: str = field(default="", repr=False)
+    # A coverage run's totals and per-file percentages (lintel.coverage): an additive field of both shapes.
+    coverage: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -95,6 +97,7 @@ class RunResult:
             "exitCode": self.exit_code,
             "timedOut": self.timed_out,
             "durationMs": self.duration_ms,
+            **({"coverage": self.coverage} if self.coverage is not None else {}),
         }
 
     def result_json(self) -> dict[str, Any]:
@@ -114,8 +117,10 @@ class RunResult:
             "status": self.status,
             "reason": self.reason,
         }
-        if self.check == "test":
+        if self.check in ("test", "coverage"):
             out["failures"] = [f.to_json() for f in self.failures]
+        if self.coverage is not None:
+            out["coverage"] = self.coverage
         return out
 
 

@@ -22,7 +22,7 @@ EXIT_USAGE = 2
 
 # Written out rather than imported, which would load the languages and the report writers for every command;
 # tests/unit/test_cli_start.py checks them against lintel.languages.CHECKS and lintel.report.RENDERERS.
-ONLY_CHOICES = ("lint", "typecheck", "test", "format", "validators")
+ONLY_CHOICES = ("lint", "typecheck", "test", "format", "validators", "coverage")
 DEFAULT_ONLY = "lint,typecheck"
 FORMATS = ("github", "json", "sarif", "text")
 

@@ -8,6 +8,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -15,6 +16,8 @@ from typing import Any, cast
 from lintel.baseline import Baseline, BaselineError, load_baseline
 from lintel.checks import RunResult, dedupe_issues, detect_document, run_pairs, sort_issues
 from lintel.config import LintelConfig, ValidatorConfig, load_config
+from lintel.coverage import CoverageStore, CoverageUnsupported, Request, coverage
+from lintel.coverage.base import COVERAGE_CHECK, blank_result
 from lintel.detect import normalize_language
 from lintel.discover import Discovery, Found, describe, discover, nearest_above, repository_root
 from lintel.issues import Severity
@@ -28,7 +31,8 @@ from lintel.validators import ValidateResult, run_validators
 EXIT_OK = 0
 EXIT_USAGE = 2
 
-ONLY_CHOICES = (*CHECKS, "validators")
+# `coverage` runs the tests with coverage (lintel.coverage): totals in text, per file in json and sarif.
+ONLY_CHOICES = (*CHECKS, "validators", COVERAGE_CHECK)
 DEFAULT_ONLY = "lint,typecheck"
 
 
@@ -153,8 +157,9 @@ async def _run_everything(
     root: Path,
     config: LintelConfig,
     args: argparse.Namespace,
+    covered: Sequence[Project] = (),
 ) -> list[RunResult]:
-    several = len({p.root for p, _ in pairs}) > 1
+    several = len({p.root for p, _ in pairs} | {p.root for p in covered}) > 1
     begin, done = _progress(args.quiet, root if several else None)
     check_runs = run_pairs(pairs, workspace=root, config=config, timeout=args.timeout, on_begin=begin, on_done=done)
 
@@ -163,7 +168,25 @@ async def _run_everything(
 
     validator_runs = run_validators(validators, root, concurrency=config.validator_concurrency, on_done=validator_done)
     ran, validated = await asyncio.gather(check_runs, validator_runs)
-    return [*ran, *(v.as_run_result(root) for v in validated)]
+    measured = [await _coverage(p, root, config, args, done) for p in covered]
+    return [*ran, *(v.as_run_result(root) for v in validated), *measured]
+
+
+async def _coverage(
+    project: Project, root: Path, config: LintelConfig, args: argparse.Namespace, done: Any
+) -> RunResult:
+    """One project's tests with coverage, one project at a time (a test suite already uses the cores); the index
+    is kept where lintel.testsCovering finds it (lintel.coverage.store)."""
+    if not args.quiet:
+        print(f"lintel: running {project.language} coverage…", file=sys.stderr, flush=True)
+    try:
+        measurement = await coverage(Request(project, root, config, args.timeout), CoverageStore())
+    except CoverageUnsupported as exc:
+        result = blank_result(project, COVERAGE_CHECK, [], exc.message(COVERAGE_CHECK))
+    else:
+        result = measurement.result
+    done(result)
+    return result
 
 
 def _baseline(path: str | None) -> Baseline | None:
@@ -244,6 +267,14 @@ def _checks_and_validators(args: argparse.Namespace, config: LintelConfig) -> tu
     return [c for c in CHECKS if c in only], validators
 
 
+def _covered_projects(discovery: Discovery, args: argparse.Namespace) -> list[Project]:
+    """The projects `--only coverage` measures: those whose tests a `test` check would run."""
+    if args.only is None or COVERAGE_CHECK not in parse_only(args.only):
+        return []
+    unique = {(project.root, project.language): project for project, _ in discovery.plan(["test"])}
+    return list(unique.values())
+
+
 def _write(path: Path, text: str, flag: str) -> None:
     try:
         write(path, text, flag)
@@ -277,7 +308,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
 
     pairs = discovery.plan(checks)
-    runs = asyncio.run(_run_everything(pairs, validators, root, config, args))
+    runs = asyncio.run(_run_everything(pairs, validators, root, config, args, _covered_projects(discovery, args)))
     issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
     projects = [ProjectEntry.of(f.project, root, f.member_of) for f in discovery.found]
     if record is not None:

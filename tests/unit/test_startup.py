@@ -15,7 +15,7 @@ from typing import Any
 
 import lintel
 import pytest
-from lintel import cli
+from lintel import cli, headless
 from lintel.languages import CHECKS
 from lintel.pyglscompat import capabilities_with
 from lintel.report import RENDERERS
@@ -177,7 +177,8 @@ async def test_an_idle_server_loads_its_features_on_the_next_turn(tmp_path: Path
 
 
 def test_the_command_lines_written_out_choices_are_the_engines() -> None:
-    assert (*CHECKS, "validators") == cli.ONLY_CHOICES
+    assert headless.ONLY_CHOICES == cli.ONLY_CHOICES
+    assert (*CHECKS, "validators", "coverage") == cli.ONLY_CHOICES
     assert tuple(sorted(RENDERERS)) == cli.FORMATS
 
 

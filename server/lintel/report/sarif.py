@@ -78,6 +78,13 @@ def _invocation(run: RunResult, report: CheckReport, project: ProjectEntry | Non
         invocation["exitCode"] = run.exit_code
     if run.status == "not_checked" and run.reason:
         invocation["toolExecutionNotifications"] = [{"level": "error", "message": {"text": run.reason}}]
+    if run.coverage is not None:
+        # Coverage is a measurement, not a finding: the totals as a note a viewer shows, the per-file figures in
+        # the property bag (lintel check --only coverage).
+        properties["coverage"] = run.coverage
+        totals = run.coverage.get("totals", {})
+        note = f"coverage {totals.get('percent', 0):.2f}% of {totals.get('statements', 0)} statements"
+        invocation.setdefault("toolExecutionNotifications", []).append({"level": "note", "message": {"text": note}})
     return invocation
 
 

@@ -31,7 +31,19 @@ def _run_lines(runs: list[RunResult]) -> list[str]:
     lines = [f"not checked: {r.language} {r.check}: {r.reason}" for r in runs if r.status == "not_checked"]
     # A success whose findings, if any, lintel could not read.
     lines.extend(f"passed (output not parsed): {r.language} {r.check}: {r.tool}" for r in runs if r.status == "passed")
+    lines.extend(coverage_line(r) for r in runs if r.coverage is not None)
     return lines
+
+
+def coverage_line(run: RunResult) -> str:
+    """A coverage run's totals (lintel check --only coverage); the per-file figures are in json and sarif."""
+    coverage = run.coverage or {}
+    totals = coverage.get("totals", {})
+    return (
+        f"coverage: {run.language} {run.cwd.name or run.cwd}: {totals.get('percent', 0):.2f}% of "
+        f"{totals.get('statements', 0)} statements covered ({totals.get('covered', 0)}), "
+        f"{len(coverage.get('files', []))} files [{coverage.get('tool', run.tool)}]"
+    )
 
 
 def _header(group: ProjectGroup) -> str:

@@ -49,6 +49,8 @@ RESTART_SERVERS = "lintel.restartServers"
 # The agent's loop (issue 16): a package.json script, the last run's failures again.
 RUN_SCRIPT = "lintel.runScript"
 RUN_FAILING_TESTS = "lintel.runFailingTests"
+COVERAGE = "lintel.coverage"
+TESTS_COVERING = "lintel.testsCovering"
 COMMANDS = (
     RUN_TESTS,
     TYPECHECK,
@@ -60,6 +62,8 @@ COMMANDS = (
     RESTART_SERVERS,
     RUN_SCRIPT,
     RUN_FAILING_TESTS,
+    COVERAGE,
+    TESTS_COVERING,
 )
 
 # documents.py and lifecycle.py: the document messages, formatting, and the server's life after `initialize`.

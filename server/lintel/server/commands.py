@@ -19,11 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pygls.exceptions import JsonRpcException
 
 from lintel.checks import detect_document, run_check
+from lintel.coverage import CoverageFailed, CoverageStore, CoverageUnsupported, Request, coverage, tests_covering
 from lintel.detect import DetectionError, choose_project, is_inside, normalize_language
 from lintel.discover import Discovery, describe, discover, nearest_above
 from lintel.languages import CheckName, Project, Registry
 from lintel.server.advertised import (
     COMMANDS,
+    COVERAGE,
     DETECT,
     FORMAT,
     LAST_TEST_FAILURES,
@@ -32,6 +34,7 @@ from lintel.server.advertised import (
     RUN_FAILING_TESTS,
     RUN_SCRIPT,
     RUN_TESTS,
+    TESTS_COVERING,
     TYPECHECK,
     VALIDATE,
 )
@@ -74,6 +77,8 @@ class CommandArgs(BaseModel):
     tests: list[str | TestIdentity] | None = None  # lintel.runTests: a subset (docs/design.md)
     script: str | None = None  # lintel.runScript
     args: list[str] | None = None  # lintel.runScript: the script's arguments
+    file: str | None = None  # lintel.testsCovering only, with line (1-based)
+    line: int | None = Field(None, ge=1)
 
 
 def invalid(message: str) -> JsonRpcException:
@@ -106,6 +111,8 @@ class Commands:
         self.forward = forward
         self.restart = restart
         agent = AgentCommands(self, invalid, failed, Progress)
+        # The last coverage run of each project, for testsCovering (kept on disk too: lintel.coverage.store).
+        self.coverage_store = CoverageStore()
         self.handlers: dict[str, Callable[[types.ExecuteCommandParams, CommandArgs], Awaitable[Any]]] = {
             RUN_TESTS: lambda p, a: self.run(p, a, "test") if a.tests is None else agent.run_tests(p, a),
             TYPECHECK: lambda p, a: self.run(p, a, "typecheck"),
@@ -117,6 +124,8 @@ class Commands:
             RESTART_SERVERS: self.restart_servers,
             RUN_SCRIPT: agent.run_script,
             RUN_FAILING_TESTS: agent.run_failing_tests,
+            COVERAGE: self.coverage,
+            TESTS_COVERING: self.tests_covering,
         }
 
     async def execute(self, params: types.ExecuteCommandParams) -> Any:
@@ -232,6 +241,49 @@ class Commands:
         for result in results:
             self.diagnostics.publish_validation(folder, result)
         return [r.to_json() for r in results]
+
+    async def coverage(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
+        """The project's tests run with coverage: a RunResult with a `coverage` summary; the index is kept for
+        lintel.testsCovering."""
+        folder, project = self.project(args)
+        if not self.server.session.trusted:
+            raise failed("this workspace is not trusted: lintel runs no tools here")
+        progress = Progress(self.server, params.work_done_token, f"lintel: {project.language} coverage")
+        await progress.begin()
+        try:
+            request = Request(project, folder.root, folder.config, args.timeout, progress.started)
+            measurement = await coverage(request, self.coverage_store)
+        except CoverageUnsupported as exc:
+            raise failed(exc.message(params.command)) from exc
+        finally:
+            progress.end()
+        result = measurement.result
+        if result.status == "not_checked" and result.exit_code is None and not result.timed_out:
+            raise failed(result.reason or "coverage: could not run")
+        return result.result_json()
+
+    async def tests_covering(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
+        """`{file, line}` -> the tests that run that line, from the project's last coverage run (run first when
+        there is none, or the file changed since)."""
+        if args.file is None or args.line is None:
+            raise invalid(f"{params.command}: expected {{file, line}} (line 1-based)")
+        folder, target = self.folder(CommandArgs(path=args.file))
+        if not target.is_file():
+            raise invalid(f"{params.command}: {args.file!r} is not a file")
+        _, project = self.project(CommandArgs(path=str(target), language=args.language))
+        if not self.server.session.trusted:
+            raise failed("this workspace is not trusted: lintel runs no tools here")
+        progress = Progress(self.server, params.work_done_token, f"lintel: tests covering {target.name}:{args.line}")
+        await progress.begin()
+        try:
+            request = Request(project, folder.root, folder.config, args.timeout, progress.started)
+            return await tests_covering(request, target, args.line, self.coverage_store)
+        except CoverageUnsupported as exc:
+            raise failed(exc.message(params.command)) from exc
+        except CoverageFailed as exc:
+            raise failed(f"{params.command}: {exc}") from exc
+        finally:
+            progress.end()
 
     async def restart_servers(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         """The language servers navigation goes to (of `language`, or all), restarted — a given-up one too."""
