@@ -366,3 +366,23 @@ def test_script_errors_list_the_scripts_and_name_the_language(tmp_path: Path) ->
     python = make_project("python", tmp_path, ("pyproject.toml",))
     with pytest.raises(NotSupported, match=r"^lintel.runScript is not supported for python projects yet$"):
         script_command(python, "build")
+
+
+def test_node_names_are_found_in_dunder_tests_folders_but_never_in_node_modules(tmp_path: Path) -> None:
+    project = node_project(
+        tmp_path, "jest", {"src/__tests__/cart.js": SPEC, "node_modules/x/y.test.js": SPEC.replace("cart", "dep")}
+    )
+    [argv] = argvs(project, ["cart (v2) > adds an item"])
+    assert after(argv, "-t") == [r"^(?:cart \(v2\) adds an item)$"]
+    with pytest.raises(BadArgument, match=r"no node test matches 'dep \(v2\) > adds an item'"):
+        argvs(project, ["dep (v2) > adds an item"])
+
+
+def test_a_recorded_node_failure_placed_in_the_code_under_test_is_run_by_name_alone(tmp_path: Path) -> None:
+    project = node_project(tmp_path, "vitest", {"test/cart.test.js": SPEC, "src/cart.js": "export {};\n"})
+    last = RunResult("node", "test", "vitest", [], project.root, "findings")
+    last.failures = [TestFailure(name="cart (v2) > sums 2+2", message="x", file="src/cart.js", line=1)]
+    selection = failing_selection(project, last, workspace=project.root, config=LintelConfig())
+    assert selection is not None
+    [spec] = selection.runs
+    assert after(list(spec.argv), "-t") == [r"^(?:cart \(v2\) sums 2\+2)$"]

@@ -9,13 +9,14 @@ import logging
 import os
 import re
 import signal
-import subprocess
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from lintel.process import ExitWatch, signal_group, stop_group
+from lintel import piped
+from lintel.piped import Piped
+from lintel.process import signal_group, stop_group
 from lintel.wire import MessageReader
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ class ChildProcess:
     Its stdout is a pipe of lintel's own, read by a MessageReader (lintel.wire) rather than a StreamReader.
     """
 
-    def __init__(self, started: _Started, read_end: int, label: str, tail: deque[str]) -> None:
+    def __init__(self, started: Piped, read_end: int, label: str, tail: deque[str]) -> None:
         self.pid = started.exit.proc.pid
         self.label = label  # for the log
         self.tail = tail  # the last lines of its stderr
@@ -75,24 +76,19 @@ class ChildProcess:
     async def spawn(
         cls, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None, label: str, tail: deque[str]
     ) -> ChildProcess:
-        """Start it; OSError when it cannot be. Nothing is read from it before `read`.
-
-        Started without asyncio's subprocess transport, which, cancelled while it connects its pipes (a
-        `shutdown` cancelling a child still starting, and the loop's end cancelling every task with it), waits
-        forever for pipes it never connected (CPython 3.11): the process is forked synchronously, its end
-        watched as lintel.process does, and a start cancelled after the fork kills its group."""
+        """Start it (lintel.piped: forked synchronously, never through asyncio's subprocess transport); OSError
+        when it cannot be. Nothing is read from it before `read`."""
         read_end, write_end = os.pipe()
         try:
-            proc = _fork(argv, cwd=cwd, env=env, stdout=write_end)
+            proc = piped.fork(argv, cwd=cwd, env=env, stdout=write_end)
         except BaseException:
             os.close(read_end)
             raise
         finally:
             os.close(write_end)
         try:
-            started = await _started(proc)
+            started = await piped.connect(proc)
         except BaseException:
-            signal_group(proc.pid, signal.SIGKILL)
             os.close(read_end)
             raise
         return cls(started, read_end, label, tail)
@@ -177,44 +173,3 @@ class ChildProcess:
             task.cancel()
         if self._stdout is not None:
             self._stdout.close()  # a helper that outlived the group's kill may still hold its write end
-
-
-def _fork(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None, stdout: int) -> subprocess.Popen[bytes]:
-    """Fork and exec it, the leader of its own session (so of its own process group, killed as a whole).
-    Synchronous on purpose, as lintel.process's: no await can separate the started process from what stops it."""
-    return subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env=dict(env) if env is not None else None,
-        start_new_session=True,
-    )
-
-
-class _Started(NamedTuple):
-    exit: ExitWatch
-    stdin: asyncio.StreamWriter
-    stderr: asyncio.StreamReader
-
-
-async def _started(proc: subprocess.Popen[bytes]) -> _Started:
-    """A forked child's end watched, a writer on its stdin and a reader of its stderr."""
-    assert proc.stdin is not None
-    assert proc.stderr is not None
-    loop = asyncio.get_running_loop()
-    exit_watch = ExitWatch(proc)
-    try:
-        stderr = asyncio.StreamReader()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stderr), proc.stderr)
-        # The protocol a StreamWriter's drain() needs; its reading side is never used (the pipe is write-only).
-        transport, protocol = await loop.connect_write_pipe(
-            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), proc.stdin
-        )
-    except BaseException:
-        proc.stdin.close()
-        proc.stderr.close()
-        exit_watch.close()
-        raise
-    return _Started(exit_watch, asyncio.StreamWriter(transport, protocol, None, loop), stderr)

@@ -7,13 +7,15 @@ filters; the result is one or more commands, each a ToolSpec the check layer run
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from lintel.errors import BadArgument
 from lintel.languages import Project, ToolSpec
+from lintel.languages.base import SKIPPED_DIRS
 
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
@@ -117,3 +119,11 @@ def no_test(ref: TestRef, project: Project, detail: str) -> BadArgument:
 
 def unique(items: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(items))
+
+
+def project_folders(root: Path, skipped_prefixes: tuple[str, ...] = (".",)) -> Iterator[Path]:
+    """The project's folders, top-down, without dependencies, build output, test data or hidden folders (never
+    entered, so a large node_modules costs nothing)."""
+    for current, dirs, _ in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith(skipped_prefixes))
+        yield Path(current)

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lintel.languages import Project, ToolSpec
-from lintel.languages.base import SKIPPED_DIRS
 from lintel.languages.go import go_work_uses
-from lintel.testselect.base import Selection, TestRef, no_test, relative
+from lintel.testselect.base import Selection, TestRef, no_test, project_folders, relative
 
 _MODULE = re.compile(r"^module\s+\"?(?P<path>[^\s\"]+)\"?", re.MULTILINE)
 # A top-level test function as gofmt writes it: `func TestX(t *testing.T) {`; TestMain runs the others.
@@ -149,14 +148,8 @@ def declared_tests(folder: Path) -> set[str]:
 
 def _package_folders(root: Path) -> list[Path]:
     """Folders under the project holding `_test.go` files (not dependencies, test data or hidden folders)."""
-    found: list[Path] = []
-    for folder in [root, *sorted(p for p in root.rglob("*") if p.is_dir())]:
-        rel = folder.relative_to(root).parts
-        if any(part in SKIPPED_DIRS or part.startswith((".", "_")) for part in rel):
-            continue
-        if any(folder.glob("*_test.go")):
-            found.append(folder)
-    return found
+    # go itself ignores folders whose names start with `.` or `_`.
+    return [folder for folder in project_folders(root, (".", "_")) if any(folder.glob("*_test.go"))]
 
 
 def _invocations(packages: list[_Package]) -> list[tuple[list[Path], str | None]]:

@@ -19,11 +19,10 @@ from pathlib import Path
 
 from lintel.errors import BadArgument
 from lintel.languages import NPX_NO_INSTALL, Project, ToolSpec
-from lintel.languages.base import SKIPPED_DIRS
 from lintel.languages.node import known_tool, script_spec
 from lintel.parsers.jstests import NAME_SEPARATOR
 from lintel.testselect import jsnames
-from lintel.testselect.base import Selection, TestRef, no_test, relative, unique
+from lintel.testselect.base import Selection, TestRef, no_test, project_folders, relative, unique
 
 RUNNERS = ("vitest", "jest", "mocha", "node --test")
 _STEP = re.compile(r"&&|\|\||;|\|")
@@ -49,7 +48,7 @@ _NODE_VALUE_OPTIONS = frozenset(
         "--input-type",
     }
 )
-_TEST_FILE = re.compile(r"(?:^|[./_-])(?:test|spec)s?\.[cm]?[jt]sx?$|^(?:test|tests|__tests__)/.*\.[cm]?[jt]sx?$")
+_TEST_FILE = re.compile(r"(?:^|[./_-])(?:test|spec)s?\.[cm]?[jt]sx?$|(?:^|/)(?:test|tests|__tests__)/.*\.[cm]?[jt]sx?$")
 _MAX_SCANNED = 2000
 
 
@@ -75,8 +74,11 @@ def select(project: Project, refs: Sequence[TestRef], base: ToolSpec, workspace:
         if ref.name is None and ref.line is None:
             assert ref.file is not None
             whole_files.append(ref.file)
-        else:
-            named.append((_filter(ref, project), ref.file))
+            continue
+        file = ref.file
+        if ref.recorded and file is not None and not is_test_file(project, file):
+            file = None  # a failure placed in the code under test (a stack frame), not in its test file
+        named.append((_filter(ref, project), file))
     runs: list[ToolSpec] = []
     if whole_files:
         runs.append(_command(project, runner, base, [], unique_paths(whole_files)))
@@ -147,15 +149,18 @@ def _test_files(project: Project) -> list[Path]:
     """The project's test files by the runners' usual names (`*.test.js`, `*.spec.ts`, `test/**`)."""
     root = project.root.resolve()
     found: list[Path] = []
-    for file in sorted(root.rglob("*")):
-        rel = file.relative_to(root)
-        if any(part in SKIPPED_DIRS or part.startswith(".") for part in rel.parts):
-            continue
-        if _TEST_FILE.search(rel.as_posix()) and file.is_file():
-            found.append(file)
-            if len(found) >= _MAX_SCANNED:
-                break
+    for folder in project_folders(root):
+        for file in sorted(folder.iterdir()):
+            if is_test_file(project, file) and file.is_file():
+                found.append(file)
+                if len(found) >= _MAX_SCANNED:
+                    return found
     return found
+
+
+def is_test_file(project: Project, file: Path) -> bool:
+    """A file named as the runners find tests (`*.test.js`, `*.spec.ts`, anything under `test/`)."""
+    return _TEST_FILE.search(relative(project, file)) is not None
 
 
 def _command(

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lintel import piped
+from lintel.piped import Piped
 from lintel.process import PARSE_CAP_BYTES, signal_group, stop_group
 from lintel.proxy.child_process import describe_exit, telling_line
 from lintel.workers.base import WorkerError
@@ -23,7 +25,6 @@ log = logging.getLogger(__name__)
 
 STDERR_TAIL = 20  # lines of stderr kept for the message when the process fails
 STOP_GRACE = 0.5  # seconds between closing its stdin and killing its group
-_EXIT_POLL = 0.02
 
 
 class JsonLinesChild:
@@ -31,9 +32,10 @@ class JsonLinesChild:
     answers to requests nobody waits for any more (cancelled) are dropped; anything else it writes (its
     greeting) is handed out by `receive`."""
 
-    def __init__(self, process: asyncio.subprocess.Process, label: str) -> None:
-        self.process = process
+    def __init__(self, pid: int, streams: Piped, label: str) -> None:
+        self.pid = pid
         self.label = label
+        self._streams = streams
         self.tail: deque[str] = deque(maxlen=STDERR_TAIL)
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -46,34 +48,29 @@ class JsonLinesChild:
 
     @classmethod
     async def spawn(cls, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str) -> JsonLinesChild:
-        """Start it; WorkerError when it cannot be started."""
+        """Start it in its own process group (lintel.piped: never through asyncio's subprocess transport, which
+        hangs when the start is cancelled at the loop's end); WorkerError when it cannot be started."""
         try:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=cwd,
-                env=dict(env),
-                start_new_session=True,  # its own process group: killed as a whole
-                limit=PARSE_CAP_BYTES,  # one answer is one line; a few hundred findings are ~100 KB
-            )
+            proc = piped.fork(argv, cwd=cwd, env=env)
         except OSError as exc:
             raise WorkerError(f"cannot start {label}: {exc}") from exc
-        log.info("%s started (pid %d): %s", label, process.pid, " ".join(argv))
-        return cls(process, label)
+        # One answer is one line (a few hundred findings are ~100 KB): lines up to the parse cap.
+        streams = await piped.connect(proc, limit=PARSE_CAP_BYTES)
+        log.info("%s started (pid %d): %s", label, proc.pid, " ".join(argv))
+        return cls(proc.pid, streams, label)
 
     @property
-    def pid(self) -> int:
-        return self.process.pid
+    def returncode(self) -> int | None:
+        """How it ended (negative: the signal that killed it); None while it runs."""
+        return self._streams.exit.returncode
 
     @property
     def alive(self) -> bool:
-        return self._ended is None and self.process.returncode is None
+        return self._ended is None and self.returncode is None
 
     def failure(self) -> str:
         """What went wrong, for a WorkerError: how it ended and the telling line of its stderr."""
-        how = self._ended or describe_exit(self.process.returncode)
+        how = self._ended or describe_exit(self.returncode)
         said = telling_line("\n".join(self.tail))
         return f"{self.label} {how}" + (f": {said}" if said else "")
 
@@ -105,8 +102,7 @@ class JsonLinesChild:
             self._pending.pop(msg_id, None)
 
     async def _write(self, message: Mapping[str, Any]) -> None:
-        stdin = self.process.stdin
-        assert stdin is not None
+        stdin = self._streams.stdin
         try:
             stdin.write(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
             await stdin.drain()
@@ -114,7 +110,7 @@ class JsonLinesChild:
             raise WorkerError(f"{self.failure()} ({exc})") from exc
 
     async def _read(self) -> None:
-        stdout = self.process.stdout
+        stdout = self._streams.stdout
         assert stdout is not None
         try:
             while True:
@@ -127,7 +123,7 @@ class JsonLinesChild:
             signal_group(self.pid, signal.SIGKILL)
         await self._wait_exit()
         if self._ended is None:
-            self._ended = describe_exit(self.process.returncode)
+            self._ended = describe_exit(self.returncode)
         log.info("%s (pid %d) %s", self.label, self.pid, self._ended)
         error = WorkerError(self.failure())
         for pending in self._pending.values():
@@ -158,8 +154,7 @@ class JsonLinesChild:
 
     async def _drain(self) -> None:
         """Read stderr to the end (an unread pipe blocks the process), into the log and the tail."""
-        stderr = self.process.stderr
-        assert stderr is not None
+        stderr = self._streams.stderr
         with contextlib.suppress(ValueError, asyncio.LimitOverrunError):
             while True:
                 line = await stderr.readline()
@@ -171,21 +166,19 @@ class JsonLinesChild:
                     log.info("%s stderr: %s", self.label, text)
 
     async def _wait_exit(self, timeout: float = STOP_GRACE) -> None:
-        """Until the exit is known (returncode), at most `timeout`: Process.wait() would also wait for the
-        pipes, which a helper it started may still hold (CPython 3.11)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while self.process.returncode is None and loop.time() < deadline:  # noqa: ASYNC110 - no exit event to wait on
-            await asyncio.sleep(_EXIT_POLL)
+        """Until the exit is known (returncode), at most `timeout`; not until its pipes close, which a helper it
+        started may still hold."""
+        with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+            await asyncio.wait_for(self._streams.exit.exited.wait(), timeout)
 
     async def stop(self) -> None:
         """Close its stdin (it exits on EOF), then SIGTERM and SIGKILL what is left of its group; idempotent."""
-        stdin = self.process.stdin
-        if stdin is not None and not stdin.is_closing():
+        stdin = self._streams.stdin
+        if not stdin.is_closing():
             stdin.close()
-        if self.process.returncode is None:
+        if self.returncode is None:
             await self._wait_exit()
-        if self.process.returncode is None:
+        if self.returncode is None:
             await stop_group(self.pid, STOP_GRACE)
         self.kill()  # helpers it left behind in its group
         await self._wait_exit()

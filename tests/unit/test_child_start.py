@@ -1,5 +1,6 @@
-"""A child language server's process (lintel.proxy.child_process): its start can be cancelled at any point,
-as an editor's `shutdown` does to a child still starting, without lintel waiting forever or leaving it running."""
+"""A long-lived child's process — a child language server (lintel.proxy.child_process) or a warm worker speaking
+JSON lines (lintel.workers.lines), both started by lintel.piped: its start can be cancelled at any point, as an
+editor's `shutdown` does to a child still starting, without lintel waiting forever or leaving it running."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from lintel.proxy.child_process import ChildProcess
+from lintel.workers.lines import JsonLinesChild
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
 
@@ -24,12 +26,22 @@ def running(pid: int) -> bool:
     return not status.exists() or "\nState:\tZ" not in status.read_text(encoding="utf-8")
 
 
+async def _start_server(cwd: Path) -> ChildProcess:
+    return await ChildProcess.spawn(SLEEPER, cwd=cwd, env=None, label="sleeper", tail=deque())
+
+
+async def _start_worker(cwd: Path) -> JsonLinesChild:
+    return await JsonLinesChild.spawn(SLEEPER, cwd=cwd, env=dict(os.environ), label="sleeper")
+
+
+@pytest.mark.parametrize("kind", ["language server", "worker"])
 @pytest.mark.parametrize("turns", range(8))
-async def test_a_start_cancelled_at_any_turn_ends_and_leaves_no_child(tmp_path: Path, turns: int) -> None:
+async def test_a_start_cancelled_at_any_turn_ends_and_leaves_no_child(tmp_path: Path, turns: int, kind: str) -> None:
     """asyncio's subprocess transport, cancelled while it connects pipes it made (the connecting task cancelled
     too), waits forever for them (CPython 3.11): each turn of the loop is a later point of the start."""
     before = set(os.listdir("/proc"))
-    start = asyncio.ensure_future(ChildProcess.spawn(SLEEPER, cwd=tmp_path, env=None, label="sleeper", tail=deque()))
+    starter = _start_server if kind == "language server" else _start_worker
+    start: asyncio.Future[ChildProcess | JsonLinesChild] = asyncio.ensure_future(starter(tmp_path))
     for _ in range(turns):
         await asyncio.sleep(0)
     start.cancel()
@@ -42,7 +54,8 @@ async def test_a_start_cancelled_at_any_turn_ends_and_leaves_no_child(tmp_path: 
     if not start.cancelled():  # it had finished before the cancel came: stopping it is the caller's
         child = start.result()
         await child.stop()
-        await child.finish()
+        if isinstance(child, ChildProcess):
+            await child.finish()
     children = [int(p) for p in set(os.listdir("/proc")) - before if p.isdigit()]
     for _ in range(100):
         alive = [pid for pid in children if running(pid) and _is_sleeper(pid)]
