@@ -25,6 +25,7 @@ from lintel.issues import Issue
 from lintel.languages import CheckName, FileCheckName, Project, Registry
 from lintel.scripts import run_script, script_command
 from lintel.testruns import failing_selection, nothing_to_rerun, run_selection, select_tests
+from lintel.testselect import Selection
 
 NOT_TRUSTED = "this workspace is not trusted: lintel runs no tools here"
 
@@ -248,6 +249,39 @@ def engine_refusals() -> Iterator[None]:
         raise failed(str(exc)) from exc
 
 
+def test_selection(command: str, folder: Folder, project: Project, args: CommandArgs) -> Selection:
+    """What runs for `args.tests` (lintel.testruns): an identity that matches no test is refused, never a full
+    run."""
+    tests = [t if isinstance(t, str) else t.model_dump() for t in args.tests or []]
+    with engine_refusals():
+        return select_tests(project, tests, workspace=folder.root, config=folder.config, command=command)
+
+
+def failing_tests_selection(command: str, folder: Folder, project: Project) -> Selection | None:
+    """What reruns the failures of the project's last test run; None when that run had none. With no run
+    recorded it is refused: the whole suite never runs in its place."""
+    with engine_refusals():
+        return failing_selection(
+            project, last_test_run(folder, project), workspace=folder.root, config=folder.config, command=command
+        )
+
+
+async def run_test_selection(
+    folder: Folder,
+    project: Project,
+    selection: Selection,
+    args: CommandArgs,
+    *,
+    on_start: Callable[[int], None] | None = None,
+) -> RunResult:
+    """A selection run (each of its commands in turn); it becomes the project's last test run."""
+    result = await run_selection(
+        project, selection, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
+    )
+    folder.last_tests[(project.root, project.language)] = must_have_run(result, "test")
+    return result
+
+
 async def run_tests(
     command: str,
     folder: Folder,
@@ -257,18 +291,12 @@ async def run_tests(
     trusted: bool,
     on_start: Callable[[int], None] | None = None,
 ) -> RunResult:
-    """The project's tests: all of them, or only `args.tests` (lintel.testruns); kept as its last run."""
+    """The project's tests: all of them, or only `args.tests`; kept as its last run."""
     if args.tests is None:
         return await run_project_check(command, folder, project, "test", args, trusted=trusted, on_start=on_start)
     require_trust(trusted)
-    tests = [t if isinstance(t, str) else t.model_dump() for t in args.tests]
-    with engine_refusals():
-        selection = select_tests(project, tests, workspace=folder.root, config=folder.config, command=command)
-    result = await run_selection(
-        project, selection, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
-    )
-    folder.last_tests[(project.root, project.language)] = must_have_run(result, "test")
-    return result
+    selection = test_selection(command, folder, project, args)
+    return await run_test_selection(folder, project, selection, args, on_start=on_start)
 
 
 async def run_failing_tests(
@@ -283,17 +311,22 @@ async def run_failing_tests(
     """Exactly the failures of the project's last test run, rerun; the rerun becomes the record. After a run
     that passed nothing runs (an ok result saying so) and the record stays."""
     require_trust(trusted)
-    last = last_test_run(folder, project)
-    with engine_refusals():
-        selection = failing_selection(project, last, workspace=folder.root, config=folder.config, command=command)
+    selection = failing_tests_selection(command, folder, project)
     if selection is None:
+        last = last_test_run(folder, project)
         assert last is not None  # failing_selection refuses when there is no record
         return nothing_to_rerun(project, last)
-    result = await run_selection(
-        project, selection, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
-    )
-    folder.last_tests[(project.root, project.language)] = must_have_run(result, "test")
-    return result
+    return await run_test_selection(folder, project, selection, args, on_start=on_start)
+
+
+def check_script(command: str, project: Project, args: CommandArgs) -> str:
+    """The script `args` names, refused before anything starts: none given, a project that is not node, a
+    script package.json does not define (the message lists those it does)."""
+    if args.script is None:
+        raise invalid(f"{command}: `script` is required")
+    with engine_refusals():
+        script_command(project, args.script, args.args or (), command=command)
+    return args.script
 
 
 async def run_package_script(
@@ -307,18 +340,17 @@ async def run_package_script(
 ) -> RunResult:
     """A package.json script with the project's package manager (lintel.scripts)."""
     require_trust(trusted)
-    if args.script is None:
-        raise invalid(f"{command}: `script` is required")
+    script = check_script(command, project, args)
     with engine_refusals():
-        script_command(project, args.script, args.args or (), command=command)  # refused with this command's name
         result = await run_script(
             project,
-            args.script,
+            script,
             args.args or (),
             workspace=folder.root,
             config=folder.config,
             timeout=args.timeout,
             on_start=on_start,
+            command=command,
         )
     return must_have_run(result, "script")
 
