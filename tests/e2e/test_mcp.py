@@ -9,6 +9,7 @@ import importlib.util
 import json
 import os
 import re
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -486,3 +487,36 @@ async def test_a_timeout_is_a_result_not_an_error(tmp_path: Path, server_env: di
     assert (result["ok"], result["timedOut"], result["exitCode"], result["status"]) == (False, True, 124, "not_checked")
     assert [i["kind"] for i in result["issues"]] == ["timeout"]
     assert "timed out after 1s" in text_of(answer)
+
+
+# -- the README's example -------------------------------------------------------------------------------------
+
+
+def test_the_example_agent_runs_the_loop(server_env: dict[str, str], tmp_path: Path) -> None:
+    """examples/mcp_agent.py: diagnostics, tests_covering, run_tests {tests}, last_test_failures, run_failing_tests."""
+    require_tool("pytest")
+    if importlib.util.find_spec("pytest_cov") is None:
+        missing_tool("coverage and pytest-cov are not installed (pip install coverage pytest-cov)")
+    root = copy_workspace("python", tmp_path / "python")
+    example = Path(__file__).parents[2] / "examples" / "mcp_agent.py"
+    proc = subprocess.run(
+        [sys.executable, str(example), str(root), "src/inventory/models.py", "16"],
+        env=server_env,
+        capture_output=True,
+        text=True,
+        timeout=280,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    failing = "tests/test_models.py::test_total_value_counts_quantity"
+    steps = [line for line in proc.stdout.splitlines() if line.startswith("> ")]
+    assert [step.split()[1] for step in steps] == [
+        "diagnostics",
+        "tests_covering",
+        "run_tests",
+        "last_test_failures",
+        "run_failing_tests",
+    ], proc.stdout
+    assert f"src/inventory/models.py:16: run by 1 test: {failing}" in proc.stdout
+    assert proc.stdout.count(f"pytest: 1 failed ({failing})") == 3, proc.stdout  # run, last, rerun
+    assert f"  FAILED {failing}: AssertionError" in proc.stdout
