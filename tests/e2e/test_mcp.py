@@ -405,7 +405,7 @@ def descendants(pid: int) -> set[int]:
 
 def mcp_server_pid() -> int:
     """The `lintel mcp` this test started (a child of the test process)."""
-    mine = [p for p in descendants(os.getpid()) if b"mcp" in _cmdline(p)]
+    mine = [p for p in descendants(os.getpid()) if b"\0lintel\0mcp\0" in _cmdline(p)]
     assert len(mine) == 1, mine
     return mine[0]
 
@@ -474,6 +474,35 @@ async def test_a_cancelled_call_kills_the_tool_and_its_children(tmp_path: Path, 
         await assert_gone(tool_pid, child_pid)
         assert any(m and f"running (pid {tool_pid})" in m for m in progress), progress
         await client.alive()
+
+
+class AgentGone(Exception):
+    pass
+
+
+async def test_a_client_that_goes_away_leaves_no_tool_running(tmp_path: Path, server_env: dict[str, str]) -> None:
+    """The SDK's client closes stdin, then SIGTERMs a server that did not exit: the running tool's group goes
+    (killed by lintel on SIGTERM, or else by its orphan watchdog)."""
+    root = copy_workspace("python", tmp_path / "python")
+    script = tmp_path / "hang.py"
+    script.write_text(HANGING_TOOL, encoding="utf-8")
+    pid_file = tmp_path / "pids"
+    configure(root, f"[languages.python]\ntypecheck = {_toml_argv([sys.executable, str(script), str(pid_file)])}\n")
+
+    ended: BaseException | None = None
+    try:
+        async with agent(root, server_env) as client:
+            call = asyncio.ensure_future(client.call("run_typecheck"))
+            tool_pid, child_pid = await wait_for_pids(pid_file)
+            server = mcp_server_pid()
+            raise AgentGone  # leaving the session with the call still running
+    except BaseException as exc:  # AgentGone, maybe grouped with the pending call's error by the SDK's task group
+        ended = exc
+    assert ended is not None
+
+    call.cancel()
+    await assert_gone(tool_pid, child_pid, timeout=30)
+    assert not running(server)
 
 
 async def test_a_timeout_is_a_result_not_an_error(tmp_path: Path, server_env: dict[str, str]) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from lintel import __version__
 from lintel.actions import ActionError
 from lintel.mcp.tools import TOOLS, Answer, find
 from lintel.mcp.workspace import Host, Workspace
+from lintel.process import KILL_GRACE
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +74,31 @@ class Progress:
             self._send(f"{time.monotonic() - self.started_at:.0f}s elapsed")
 
 
-def build(host: Host) -> Server[Any]:
+class Calls:
+    """The tool calls in flight. A client ends its server with SIGTERM once closing stdin did not end it (a tool
+    still running): every call is cancelled then, which kills its tool's process group, and lintel exits — at
+    once, without the interpreter's shutdown, which would wait forever for the SDK's thread blocked reading stdin.
+    (The orphan watchdog is only the last resort.)"""
+
+    def __init__(self) -> None:
+        self.running: set[asyncio.Task[Any]] = set()
+        self._stopping: asyncio.Task[None] | None = None
+
+    def stop_on_signal(self, sig: signal.Signals) -> None:
+        log.info("%s received: stopping %d running call(s)", sig.name, len(self.running))
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self._stop_and_exit())
+
+    async def _stop_and_exit(self) -> None:
+        for task in self.running:
+            task.cancel()
+        if self.running:
+            await asyncio.wait(self.running, timeout=KILL_GRACE + 5)
+        logging.shutdown()
+        os._exit(0)
+
+
+def build(host: Host, calls: Calls) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
@@ -80,6 +107,9 @@ def build(host: Host) -> Server[Any]:
         )
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        task = asyncio.current_task()
+        if task is not None:
+            calls.running.add(task)
         try:
             tool = find(params.name)
             args = tool.parse(params.arguments)
@@ -96,6 +126,8 @@ def build(host: Host) -> Server[Any]:
         except Exception as exc:  # one broken call must not take the server down
             log.exception("%s crashed", params.name)
             return error_result(f"internal error in lintel: {exc!r}")
+        finally:
+            calls.running.discard(task)
         return answer_result(answer)
 
     return Server(
@@ -113,6 +145,10 @@ async def serve(root: Path, *, trusted: bool) -> None:
     host = Host([workspace], trusted=trusted)
     if not trusted:
         log.warning("%s is not trusted (--untrusted): lintel runs no tools there", root)
-    server = build(host)
+    calls = Calls()
+    server = build(host, calls)
+    loop = asyncio.get_running_loop()
+    for stop in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        loop.add_signal_handler(stop, calls.stop_on_signal, stop)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
