@@ -112,13 +112,14 @@ def test_the_vsix_targets_linux_x64_and_carries_the_bundle(vsix: Path) -> None:
     assert size < 40e6, f"{vsix.name} is {size / 1e6:.1f} MB: check what tools/package.py put in it"
 
 
-def test_the_bundle_answers_version_on_every_python(bundle: Path) -> None:
+def test_the_bundle_answers_the_probe_on_every_python(bundle: Path) -> None:
     pythons = plain_pythons()
     if not pythons:
         missing_tool("no Python >= 3.10 outside lintel's venv (python3 on PATH)")
     for python in pythons:
-        done = run_bundle(python, bundle, "--version")
-        assert (done.returncode, done.stdout.strip()) == (0, f"lintel {__version__}"), (python, done.stderr)
+        for probe in (["--version"], ["serve", "--check"]):  # the second is the extension's probe
+            done = run_bundle(python, bundle, *probe)
+            assert (done.returncode, done.stdout.strip()) == (0, f"lintel {__version__}"), (python, done.stderr)
 
 
 def test_every_module_comes_from_the_bundle(python: str, bundle: Path) -> None:

@@ -1,5 +1,5 @@
 /**
- * The machine as the server search sees it (lib/serverCommand.Host): PATH, files, `--version` probes, and the
+ * The machine as the server search sees it (lib/serverCommand.Host): PATH, files, `serve --check` probes, and the
  * interpreter selected in the Python extension (ms-python.python's public API, only when it is installed).
  */
 import { execFile } from 'node:child_process';
@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { findOnPath, type Host, type Probe, probeOutcome, type SelectedInterpreter } from './lib/serverCommand';
+import { findOnPath, type Host, PROBE, type Probe, probeOutcome, type SelectedInterpreter } from './lib/serverCommand';
 
 /** A cold first import of lintel on a slow disk stays well inside this; a hung interpreter does not. */
 const PROBE_TIMEOUT_MS = 20_000;
@@ -28,7 +28,7 @@ export function probe(command: string, args: readonly string[], cwd: string | un
   return new Promise((resolve) => {
     execFile(
       command,
-      [...args, '--version'],
+      [...args, ...PROBE],
       { cwd, env: process.env, timeout: PROBE_TIMEOUT_MS, windowsHide: true, encoding: 'utf8' },
       (error, stdout, stderr) => {
         const failed = error as (Error & { code?: string | number; killed?: boolean; signal?: string }) | null;

@@ -102,7 +102,7 @@ export class Launcher<T> {
     } catch (error) {
       // Said once, here; vscode-languageclient has shown its own error and does not retry (lib/restartPolicy).
       this.parts.status('stopped');
-      output.error(`${commandLine(found, 'serve')} answered --version but did not start: ${describe(error)}`);
+      output.error(`${commandLine(found, 'serve')} answered serve --check but did not start: ${describe(error)}`);
     }
   }
 

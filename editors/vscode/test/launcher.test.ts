@@ -160,7 +160,7 @@ describe('Launcher: settings', () => {
   });
 });
 
-describe('Launcher: a server that answers --version but does not start', () => {
+describe('Launcher: a server that passes the probe but does not start', () => {
   it('is started once and said once in the log, without a notification of its own', async () => {
     vscode.setSetting('lintel.server.path', '/opt/lintel');
     machine.answers.set('/opt/lintel', { ok: true, version: '0.1.0' });
@@ -171,7 +171,7 @@ describe('Launcher: a server that answers --version but does not start', () => {
     assert.deepEqual(vscode.asked.errors, []); // vscode-languageclient showed its own
     const errors = output.lines.filter((line) => line.startsWith('error'));
     assert.deepEqual(errors, [
-      'error /opt/lintel serve answered --version but did not start: Connection to server got closed',
+      'error /opt/lintel serve answered serve --check but did not start: Connection to server got closed',
     ]);
     assert.equal(launcher.client, undefined);
     assert.deepEqual(statuses, ['starting', 'stopped']);

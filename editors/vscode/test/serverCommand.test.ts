@@ -17,7 +17,7 @@ const NO_LINTEL: Probe = { ok: false, reason: 'exited 1: No module named lintel'
 
 /**
  * A machine: `onPath` names → paths, `files` the executables that exist, `answers` what each probed command line
- * (without `--version`) says; anything else is "not found".
+ * (without the probe's arguments) says; anything else is "not found".
  */
 function machine(
   options: {
@@ -215,10 +215,10 @@ describe('probeOutcome', () => {
     assert.equal(reason({ ...base, error: { code: 'ENOENT', message: 'spawn x ENOENT' } }), 'not found');
     assert.equal(reason({ ...base, error: { code: 'EACCES', message: 'spawn x EACCES' } }), 'not executable');
     assert.equal(reason({ ...base, signal: 'SIGKILL' }), 'killed by SIGKILL');
-    assert.equal(reason({ ...base, timedOutAfter: 20000 }), 'no answer to --version in 20 s');
+    assert.equal(reason({ ...base, timedOutAfter: 20000 }), 'no answer to serve --check in 20 s');
     assert.equal(
       reason({ code: 0, stdout: 'ruff 0.17.6\n', stderr: '' }),
-      'not a lintel: --version printed "ruff 0.17.6"',
+      'not a lintel: serve --check printed "ruff 0.17.6"',
     );
   });
 });

@@ -2,7 +2,8 @@
  * Finding the lintel that runs `lintel serve`, in the order a user expects (docs/design.md, "The VS Code extension"):
  * the `lintel.server.path` / `lintel.server.interpreter` settings, the workspace folder's `.venv` / `venv`, the
  * interpreter selected in the Python extension, `lintel` on PATH, `python3 -m lintel`, and last the lintel bundled in
- * the self-contained .vsix. Each candidate is probed with `--version` before it is used: vscode-languageclient is
+ * the self-contained .vsix. Each candidate is probed with `serve --check` (its version, and whether the server's
+ * dependencies are there; lintel/cli.py) before it is used: vscode-languageclient is
  * never started with a command that cannot start. Every step is reported, so what was tried can be shown.
  */
 import * as path from 'node:path';
@@ -14,13 +15,16 @@ export interface ServerSettings {
   readonly interpreter: readonly string[];
 }
 
-/** A way to run lintel: `command ...args serve` runs the server, `command ...args --version` probes it. */
+/** A way to run lintel: `command ...args serve` runs the server, `command ...args serve --check` probes it. */
 export interface Candidate {
   /** Which step found it, for the log and the notification: `lintel.server.path`, `.venv`, `PATH`… */
   readonly via: string;
   readonly command: string;
   readonly args: readonly string[];
 }
+
+/** The arguments that probe a candidate: `lintel serve --check` prints `lintel <version>` when it can serve. */
+export const PROBE = ['serve', '--check'] as const;
 
 export type Probe = { ok: true; version: string } | { ok: false; reason: string };
 
@@ -40,7 +44,7 @@ export interface Host {
   /** The executable's full path when `name` is on PATH. */
   findExecutable(name: string): string | undefined;
   isExecutable(file: string): boolean;
-  /** Runs `command ...args` (with `--version` last) and says whether a lintel answered. */
+  /** Runs `command ...args` (with PROBE last) and says whether a lintel answered. */
   probe(command: string, args: readonly string[]): Promise<Probe>;
   selectedInterpreter(folder: string | undefined): Promise<SelectedInterpreter>;
 }
@@ -156,7 +160,7 @@ function steps(host: Host): Step[] {
 const STEP_NAMES = ['project venv', 'the Python extension', 'PATH', `python -m lintel`, 'the bundled lintel'];
 
 /**
- * The first candidate that answers `--version`, with every attempt on the way; `log` hears each as it is made.
+ * The first candidate that passes the probe, with every attempt on the way; `log` hears each as it is made.
  * A candidate already tried (the Python extension selected the project's venv) is not probed twice.
  */
 export async function findServer(
@@ -203,7 +207,7 @@ export async function findServer(
   return { found: undefined, tried };
 }
 
-/** One line per attempt, for the log and the notification: `PATH: /usr/bin/lintel --version: exited 1 (…)`. */
+/** One line per attempt, for the log and the notification: `PATH: /usr/bin/lintel — exited 1: …`. */
 export function describeAttempt(attempt: Attempt): string {
   const what = attempt.what === '-' ? '' : ` ${attempt.what}`;
   return `${attempt.via}:${what}${attempt.failure === undefined ? ' ok' : ` — ${attempt.failure}`}`;
@@ -215,7 +219,7 @@ export function notFoundMessage(tried: readonly Attempt[]): string {
   return `Lintel: no lintel server could be started. Tried: ${lines.join('; ')}.`;
 }
 
-/** Why a `--version` run is not a lintel, from its exit and output: the last line of stderr says most. */
+/** Why a probe says no, from its exit and output: the last line of stderr says most. */
 export function probeOutcome(exit: {
   code: number | null;
   signal?: string | null;
@@ -225,7 +229,7 @@ export function probeOutcome(exit: {
   timedOutAfter?: number;
 }): Probe {
   if (exit.timedOutAfter !== undefined) {
-    return { ok: false, reason: `no answer to --version in ${exit.timedOutAfter / 1000} s` };
+    return { ok: false, reason: `no answer to serve --check in ${exit.timedOutAfter / 1000} s` };
   }
   if (exit.error?.code === 'ENOENT') {
     return { ok: false, reason: 'not found' };
@@ -246,7 +250,7 @@ export function probeOutcome(exit: {
   const said = lastLine(exit.stderr) || lastLine(exit.stdout) || exit.error?.message || '';
   const status = exit.code !== null ? `exited ${exit.code}` : `killed by ${exit.signal ?? 'a signal'}`;
   if (exit.code === 0) {
-    return { ok: false, reason: `not a lintel: --version printed "${said}"` };
+    return { ok: false, reason: `not a lintel: serve --check printed "${said}"` };
   }
   return { ok: false, reason: said ? `${status}: ${said}` : status };
 }
