@@ -173,11 +173,11 @@ describe('findServer: when nothing works', () => {
     const found = await findServer(NOTHING, host);
     assert.equal(found.found, undefined);
     assert.deepEqual(found.tried.map(describeAttempt), [
-      'project venv: — no .venv or venv in the workspace folder',
-      'the Python extension: — the Python extension is not installed',
-      'PATH: — lintel is not on PATH',
+      'project venv — no .venv or venv in the workspace folder',
+      'the Python extension — the Python extension is not installed',
+      'PATH — lintel is not on PATH',
       'python3 -m lintel: /usr/bin/python3 -m lintel — exited 1: No module named lintel',
-      'the bundled lintel: — none in this build (the linux-x64 .vsix carries one)',
+      'the bundled lintel — none in this build (the linux-x64 .vsix carries one)',
     ]);
     const message = notFoundMessage(found.tried);
     assert.match(message, /^Lintel: no lintel server could be started\. Tried: project venv/);

@@ -209,8 +209,8 @@ export async function findServer(
 
 /** One line per attempt, for the log and the notification: `PATH: /usr/bin/lintel — exited 1: …`. */
 export function describeAttempt(attempt: Attempt): string {
-  const what = attempt.what === '-' ? '' : ` ${attempt.what}`;
-  return `${attempt.via}:${what}${attempt.failure === undefined ? ' ok' : ` — ${attempt.failure}`}`;
+  const what = attempt.what === '-' ? '' : `: ${attempt.what}`;
+  return `${attempt.via}${what} — ${attempt.failure ?? 'ok'}`;
 }
 
 /** The notification when nothing works: what was tried, each with why it failed, in one paragraph. */
