@@ -322,7 +322,8 @@ class Soak:
         self.escaped: dict[tuple[int, int], Proc] = {}
         self.max_processes = 0
         self.publishes = 0
-        self.publish_waiters: list[tuple[str, float, asyncio.Future[float]]] = []
+        self.publish_waiters: list[tuple[str, int, asyncio.Future[float]]] = []  # (uri, version awaited, ...)
+        self.published_versions: dict[str, int] = {}  # the newest document version published per uri
         self.storms = Counter[str]()
         self.progress_open: Counter[str] = Counter()  # begins minus ends, per token
         self.progress_begins = 0
@@ -342,7 +343,7 @@ class Soak:
 
         # pygls tags each handler with attributes, which bound methods cannot carry: plain functions.
         def on_publish(params: types.PublishDiagnosticsParams) -> None:
-            self.on_publish(params.uri)
+            self.on_publish(params.uri, params.version)
 
         def on_progress(params: types.ProgressParams) -> None:
             kind = params.value.get("kind") if isinstance(params.value, dict) else None
@@ -384,18 +385,24 @@ class Soak:
         process = self.client._server
         return process is not None and process.returncode is None
 
-    def on_publish(self, uri: str) -> None:
+    def on_publish(self, uri: str, version: int | None) -> None:
         now = time.perf_counter()
         self.publishes += 1
+        if version is not None:
+            self.published_versions[uri] = max(version, self.published_versions.get(uri, version))
         for waiter in list(self.publish_waiters):
-            wanted, _, future = waiter
-            if wanted == uri and not future.done():
+            wanted, wanted_version, future = waiter
+            if wanted == uri and (version is None or version >= wanted_version) and not future.done():
                 future.set_result(now)
                 self.publish_waiters.remove(waiter)
 
-    async def wait_publish(self, uri: str, timeout: float) -> bool:
+    async def wait_publish(self, uri: str, version: int, timeout: float) -> bool:
+        """Until a publish for `uri` carries `version` (or a later one, or none): the findings of that save. One
+        that came before this was called counts (a stalled loop may hand the publish over before the wait)."""
+        if self.published_versions.get(uri, -1) >= version:
+            return True
         future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
-        waiter = (uri, time.perf_counter(), future)
+        waiter = (uri, version, future)
         self.publish_waiters.append(waiter)
         try:
             await asyncio.wait_for(future, timeout)
@@ -470,7 +477,7 @@ class Soak:
                     types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
                 )
                 await asyncio.sleep(STORM_INTERVAL)
-            published = await self.wait_publish(uri, PUBLISH_TIMEOUT)
+            published = await self.wait_publish(uri, self.versions[uri], PUBLISH_TIMEOUT)
             self.storms["published" if published else "no publish within 30 s"] += 1
             await self.paced(SAVE_PAUSE)
 
@@ -625,7 +632,7 @@ class Soak:
         await asyncio.wait_for(
             self.client.initialize_session(harness.initialize_params(self.root, options)), START_TIMEOUT
         )
-        waits = [self.wait_publish(self.uri(name), START_TIMEOUT) for name in STORM_FILES]
+        waits = [self.wait_publish(self.uri(name), 1, START_TIMEOUT) for name in STORM_FILES]
         for name in dict.fromkeys((*STORM_FILES, *NAV_FILES)):
             uri = self.uri(name)
             self.versions[uri] = 1
