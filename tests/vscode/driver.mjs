@@ -109,7 +109,7 @@ async function quickPick() {
   if (!(await widget.isVisible())) {
     return { open: false, title: '', items: [] };
   }
-  const title = ((await widget.locator('.quick-input-title').textContent().catch(() => '')) ?? '').trim();
+  const title = ((await widget.locator('.quick-input-titlebar .quick-input-title').first().textContent()) ?? '').trim();
   const items = await widget.locator('.quick-input-list .monaco-list-row').evaluateAll((rows) =>
     rows.map((row) => ({
       label: (row.querySelector('.label-name')?.textContent ?? '').trim(),
@@ -174,8 +174,8 @@ async function problems() {
     await p.locator('.markers-panel').waitFor({ timeout: STEP_MS });
     await table.waitFor({ timeout: STEP_MS });
   }
-  // The table is virtualized: rows beyond the view are not in the DOM. Tests keep their folders small and the panel
-  // tall (maximized) so every row is rendered; `total` (from the status bar) lets the caller check that.
+  // The table is virtualized: rows beyond the view are not in the DOM. The tests' files have few findings, so all are
+  // rendered; `total` lets the caller tell a short read from a short list.
   return p.$$eval('.markers-panel .markers-table-container .monaco-list-row', (rows) =>
     rows.map((row) => {
       const text = (selector) => (row.querySelector(selector)?.textContent ?? '').trim();

@@ -6,15 +6,20 @@ the active editor; commands run from the palette. The findings are compared with
 
 from __future__ import annotations
 
+import json
+import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import copy_workspace, lintel_json, require_tool
+from tests.helpers import REPO, copy_workspace, lintel_json, require_tool
 from tests.vscode.conftest import OpenWindow
-from tests.vscode.harness import problem_rows
+from tests.vscode.harness import Window, alive, problem_rows
+
+FAULTS = REPO / "tests" / "faults"
 
 pytestmark = [pytest.mark.vscode, pytest.mark.timeout(600)]
 
@@ -60,3 +65,180 @@ def test_opening_a_file_shows_exactly_lintels_findings(open_window: OpenWindow, 
     )
     window.screenshot(f"{language}-problems")
     assert shown == expected
+
+
+def python_window(open_window: OpenWindow, tmp_path: Path, settings: dict[str, Any] | None = None) -> Window:
+    """A window on a copy of the python fixture (with these workspace settings), pricing.py open, its ruff findings
+    shown."""
+    root = copy_workspace("python", tmp_path / "python")
+    if settings is not None:
+        write_workspace_settings(root, settings)
+    window = open_window(root)
+    window.wait_status(lambda text: text.endswith("lintel: python"), "lintel: python")
+    window.open_file(PRICING)
+    window.wait(f"ruff's findings in {PRICING}", lambda: rows_of(window, PRICING), lambda rows: len(rows) > 0)
+    return window
+
+
+PRICING = "src/inventory/pricing.py"
+
+
+def rows_of(window: Window, file: str) -> list[tuple[str, str, int]]:
+    return problem_rows(window.problems(), file)
+
+
+def write_workspace_settings(root: Path, settings: dict[str, Any]) -> None:
+    """The folder's .vscode/settings.json (VS Code picks up a change without a restart)."""
+    (root / ".vscode").mkdir(exist_ok=True)
+    (root / ".vscode" / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
+
+
+def delete_line_and_save(window: Window, line: int) -> None:
+    window.command("View: Focus First Editor Group")
+    window.keys("Control+G", {"text": str(line)}, "Enter", "Control+Shift+K", "Control+S")
+    window.wait("the file to be saved", window.editor, lambda editor: not editor["dirty"])
+
+
+def insert_line_and_save(window: Window, text: str) -> None:
+    """Puts `text` on a new first line and saves."""
+    window.command("View: Focus First Editor Group")
+    window.keys("Control+Home", {"text": text}, "Enter", "Control+S")
+    window.wait("the file to be saved", window.editor, lambda editor: not editor["dirty"])
+
+
+def test_a_fix_and_save_clears_the_finding(open_window: OpenWindow, tmp_path: Path) -> None:
+    require_tool("ruff")
+    window = python_window(open_window, tmp_path)
+    before = rows_of(window, PRICING)
+    assert ("ruff", "F841", 8) in before
+    assert ("ruff", "E711", 13) in before
+
+    delete_line_and_save(window, 8)  # `previous = item.price`, the unused variable
+
+    after = window.wait(
+        "F841 to go and E711 to move up a line",
+        lambda: rows_of(window, PRICING),
+        lambda rows: ("ruff", "F841", 8) not in rows and ("ruff", "E711", 12) in rows,
+    )
+    window.screenshot("fixed")
+    assert after == sorted({*before} - {("ruff", "F841", 8), ("ruff", "E711", 13)} | {("ruff", "E711", 12)})
+    assert "previous = item.price" not in (window.folder / PRICING).read_text(encoding="utf-8")
+
+
+def test_run_tests_reports_the_failure_and_show_test_failures_opens_it(open_window: OpenWindow, tmp_path: Path) -> None:
+    require_tool("pytest")
+    window = python_window(open_window, tmp_path)
+    code, report = lintel_json("check", str(window.folder), "--only", "test")
+    assert code == 1, report
+    [failure] = report["issues"]
+    test_name = failure["message"].split(":", 1)[0]
+
+    window.command("Lintel: Run Tests")
+    [toast] = window.wait(
+        "the Run Tests notification",
+        window.notifications,
+        lambda shown: [n for n in shown if "python test: 1 failed" in n["message"]] != [],
+    )
+    window.screenshot("run-tests")
+    assert "Show Failures" in toast["buttons"]
+
+    window.command("Lintel: Show Test Failures")
+    picker = window.wait(
+        "the failures quick pick", window.quick_pick, lambda pick: pick["title"] == "Lintel: test failures"
+    )
+    assert any(test_name in item["label"] for item in picker["items"]), picker
+    window.pick(test_name)
+    editor = window.wait(
+        f"{failure['file']} open at line {failure['line']}",
+        window.editor,
+        lambda editor: editor["title"].startswith(Path(failure["file"]).name) and editor["line"] == failure["line"],
+    )
+    window.screenshot("failure-opened")
+    assert editor["line"] == failure["line"]
+
+
+def test_a_polyglot_folder_asks_which_language(open_window: OpenWindow, tmp_path: Path) -> None:
+    root = copy_workspace("polyglot", tmp_path / "polyglot")
+    window = open_window(root)
+    status = window.wait_status(lambda text: "go" in text and "node" in text, "go and node")
+
+    window.command("Lintel: Run Tests")
+    picker = window.wait(
+        "the language quick pick", window.quick_pick, lambda pick: pick["open"] and pick["title"] and pick["items"]
+    )
+    window.screenshot("which-language")
+    window.keys("Escape")
+
+    assert "which language" in picker["title"], picker
+    assert {item["label"] for item in picker["items"]} >= {"go", "node", "All"}, picker
+    assert status.endswith("lintel: go, node")
+
+
+def test_cancelling_a_run_kills_the_tool(open_window: OpenWindow, tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    hang = [shutil.which("sh") or "/bin/sh", str(FAULTS / "hang_tree.sh"), "plain", str(pidfile)]
+    settings = {"lintel.languages.python.test": hang, "lintel.languages.python.parser": {"test": "custom"}}
+    window = python_window(open_window, tmp_path, settings)
+
+    window.command("Lintel: Run Tests")
+    window.wait("the fake test run to start", pidfile.exists, bool)
+    pids = [int(line.split()[1]) for line in pidfile.read_text().splitlines()]
+    assert all(alive(pid) for pid in pids)
+    window.wait(
+        "the cancellable progress notification",
+        window.notifications,
+        lambda shown: any("test" in n["message"] and "Cancel" in n["buttons"] for n in shown),
+    )
+    window.screenshot("running")
+    window.notification_button("test", "Cancel")
+
+    window.wait(f"processes {pids} to be gone", lambda: [pid for pid in pids if alive(pid)], lambda left: not left)
+    window.wait_status(lambda text: "running" not in text and text.endswith("lintel: python"), "no run")
+    assert "test: cancelled" in window.log_text("lintel.lintel/Lintel.log")
+
+
+def configuration_answers(window: Window) -> int:
+    """How many `workspace/configuration` requests the extension answered (the Lintel log, traced)."""
+    return window.log_text("lintel.lintel/Lintel.log").count("Sending response 'workspace/configuration")
+
+
+def change_settings(window: Window, settings: dict[str, Any]) -> None:
+    """Writes the folder's settings and waits for the server to have asked for them again."""
+    answered = configuration_answers(window)
+    write_workspace_settings(window.folder, settings)
+    window.wait(
+        "the server to read the changed settings", lambda: configuration_answers(window), lambda n: n > answered
+    )
+
+
+def test_changing_lint_on_save_takes_effect_without_a_restart(open_window: OpenWindow, tmp_path: Path) -> None:
+    require_tool("ruff")
+    traced = {"lintel.trace.server": "messages"}
+    window = python_window(open_window, tmp_path, traced)
+    servers = {proc.pid for proc in window.server.lintel_servers()}
+
+    # Saving lints: a new unused import shows.
+    started = time.monotonic()
+    insert_line_and_save(window, "import os")
+    window.wait("F401 after a save", lambda: rows_of(window, PRICING), lambda rows: ("ruff", "F401", 1) in rows)
+    lint_after_save = time.monotonic() - started
+
+    change_settings(window, {**traced, "lintel.editor.lintOnSave": False})
+    # Saving no longer lints: `import os` moves to line 2 and no lint reports it there. An absence has to be watched
+    # for a while: five times as long as the lint after a save took above (at least 5 s), measured in this run.
+    insert_line_and_save(window, "import sys")
+    deadline = time.monotonic() + max(5.0, 5 * lint_after_save)
+    while time.monotonic() < deadline:
+        assert ("ruff", "F401", 2) not in rows_of(window, PRICING), "a save was linted with lintOnSave off"
+        time.sleep(0.3)
+    window.screenshot("not-linted")
+
+    change_settings(window, {**traced, "lintel.editor.lintOnSave": True})
+    insert_line_and_save(window, "import json")
+    window.wait(
+        "all three imports reported after a save with lintOnSave back on",
+        lambda: rows_of(window, PRICING),
+        lambda rows: {("ruff", "F401", 1), ("ruff", "F401", 2), ("ruff", "F401", 3)} <= set(rows),
+    )
+    window.screenshot("linted-again")
+    assert {proc.pid for proc in window.server.lintel_servers()} <= servers, "a lintel server was (re)started"
