@@ -7,17 +7,19 @@ the active editor; commands run from the palette. The findings are compared with
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import REPO, copy_workspace, lintel_json, require_tool
-from tests.vscode.conftest import OpenWindow
-from tests.vscode.harness import Window, alive, problem_rows
+from tests.helpers import REPO, copy_workspace, lintel_json, require_tool, tool_path
+from tests.vscode.conftest import SESSION_SETTINGS, OpenWindow
+from tests.vscode.harness import CodeServer, Window, alive, descendants, problem_rows
 
 FAULTS = REPO / "tests" / "faults"
 
@@ -242,3 +244,75 @@ def test_changing_lint_on_save_takes_effect_without_a_restart(open_window: OpenW
     )
     window.screenshot("linted-again")
     assert {proc.pid for proc in window.server.lintel_servers()} <= servers, "a lintel server was (re)started"
+
+
+SHIMMED = ("ruff", "mypy", "pytest", "basedpyright", "basedpyright-langserver")
+
+
+def shims(folder: Path, log: Path) -> Path:
+    """Stand-ins on PATH for the Python tools that record each start in `log`, then run the real tool."""
+    folder.mkdir(parents=True)
+    for name in SHIMMED:
+        real = require_tool(name)
+        shim = folder / name
+        shim.write_text(f'#!/bin/sh\necho "{name} $$" >> "{log}"\nexec "{real}" "$@"\n')
+        shim.chmod(0o755)
+    return folder
+
+
+@pytest.fixture
+def restricted_server(vsix: Path, tmp_path: Path) -> Iterator[tuple[CodeServer, Path]]:
+    """A code-server with workspace trust on (folders open in Restricted Mode), the Python tools recording their
+    starts in the returned log."""
+    log = tmp_path / "tool-starts.log"
+    path = f"{shims(tmp_path / 'shims', log)}{os.pathsep}{tool_path()}"
+    settings = {**SESSION_SETTINGS, "security.workspace.trust.enabled": True}
+    server = CodeServer(tmp_path / "code-server", vsix, settings, trust=True, env={"PATH": path})
+    server.start()
+    yield server, log
+    server.stop()
+
+
+def test_restricted_mode_starts_no_process_until_trust_is_granted(
+    open_window: OpenWindow, restricted_server: tuple[CodeServer, Path], tmp_path: Path
+) -> None:
+    server, tool_starts = restricted_server
+    root = copy_workspace("python", tmp_path / "python")
+    window = open_window(root, server)
+    window.wait(
+        "the status bar to show Restricted Mode and lintel's untrusted state",
+        window.status_items,
+        lambda items: (
+            any(i["text"] == "Restricted Mode" for i in items)
+            and any(i["id"].endswith("lintel.status") and "untrusted workspace" in i["label"] for i in items)
+        ),
+    )
+    window.open_file(PRICING)
+    # The server answers commands in order: once Run Tests is refused, the didOpen before it has been handled.
+    window.command("Lintel: Run Tests")
+    window.wait(
+        "Run Tests to be refused",
+        window.notifications,
+        lambda shown: any("not trusted" in n["message"] for n in shown),
+    )
+    window.screenshot("restricted")
+    [lintel] = server.lintel_servers()
+    # lintel's own orphan watchdog (lintel/orphans.py, started with every server) is not a tool.
+    started = [p for p in descendants(lintel.pid) if not any(a.endswith("lintel/orphans.py") for a in p.argv)]
+    assert started == [], "the untrusted server started processes"
+    assert not tool_starts.exists(), tool_starts.read_text()
+    assert rows_of(window, PRICING) == []
+
+    window.command("Workspaces: Manage Workspace Trust")
+    window.driver.call("clickRole", role="button", name="Trust")
+
+    rows = window.wait(
+        "ruff's findings once trusted",
+        lambda: rows_of(window, PRICING),
+        lambda rows: ("ruff", "F841", 8) in rows,
+    )
+    window.screenshot("trusted")
+    assert ("ruff", "E711", 13) in rows
+    assert "ruff" in tool_starts.read_text().split()
+    status = window.wait_status(lambda text: text.endswith("lintel: python"), "lintel: python")
+    assert status.endswith("lintel: python")
