@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'out/', 'node_modules/'] },
+  { ignores: ['dist/', 'out/', 'bundled/', 'node_modules/'] },
   js.configs.recommended,
   {
     files: ['**/*.ts'],

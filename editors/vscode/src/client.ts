@@ -3,11 +3,11 @@
  * The server decides everything: this passes trust and the user's settings, and maps commands.
  */
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as vscode from 'vscode';
 import {
+  CloseAction,
   DidChangeConfigurationNotification,
+  ErrorAction,
   ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
@@ -18,7 +18,10 @@ import {
   WorkDoneProgress,
 } from 'vscode-languageclient/node';
 import { activeFileIn } from './activeFile';
-import { findOnPath, type Host, isAvailable, resolveServerCommand } from './lib/serverCommand';
+import { currentHost } from './host';
+import { type Connected, Launcher } from './launcher';
+import { RestartPolicy } from './lib/restartPolicy';
+import { type Candidate } from './lib/serverCommand';
 import {
   type ConfigurationSection,
   initializationOptions,
@@ -32,35 +35,12 @@ import { type CommandArgs, DOCUMENT_LANGUAGE_IDS, SERVER_COMMANDS } from './lib/
 import type { StatusBar } from './statusBar';
 
 const SECTION = 'lintel';
-const INSTALL_HINT =
-  "Install lintel (pip install 'lintel-lsp[python]') or set lintel.server.path or lintel.server.interpreter";
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function host(): Host {
-  return {
-    platform: process.platform,
-    home: os.homedir(),
-    workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-    findExecutable: (name) => findOnPath(name, process.env, process.platform, isExecutable),
-    isExecutable,
-  };
-}
 
 /** A command's answer, or why there is none (the error was shown already). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; cancelled: boolean };
 
 export class Lintel implements vscode.Disposable {
-  private client: LanguageClient | undefined;
-  /** Start and stop never overlap: each waits for the one before. */
-  private lifecycle: Promise<void> = Promise.resolve();
+  private readonly launcher: Launcher<LanguageClient>;
   private readonly settingKeys: string[];
   private readonly detections = new Map<string, Detection>();
 
@@ -72,21 +52,34 @@ export class Lintel implements vscode.Disposable {
     const contributes = (context.extension.packageJSON as { contributes?: { configuration?: ConfigurationSection[] } })
       .contributes;
     this.settingKeys = serverSettingKeys(contributes?.configuration ?? []);
-  }
-
-  start(): Promise<void> {
-    return this.serialize(() => this.startClient());
-  }
-
-  restart(): Promise<void> {
-    return this.serialize(async () => {
-      await this.stopClient();
-      await this.startClient();
+    this.launcher = new Launcher<LanguageClient>({
+      output,
+      host: () => currentHost(context.extensionPath),
+      connect: (candidate) => this.connect(candidate),
+      status: (server) => {
+        this.detections.clear();
+        this.status.update({ server, languages: undefined, trusted: vscode.workspace.isTrusted });
+      },
+      readme: vscode.Uri.joinPath(context.extensionUri, 'README.md'),
     });
   }
 
+  private get client(): LanguageClient | undefined {
+    return this.launcher.client;
+  }
+
+  start(): Promise<void> {
+    return this.restart('activation');
+  }
+
+  /** Looks for the server again and starts it (`why` goes to the log), then asks it what the folders hold. */
+  async restart(why = 'Lintel: Restart Server'): Promise<void> {
+    await this.launcher.start(why);
+    await this.detect();
+  }
+
   stop(): Promise<void> {
-    return this.serialize(() => this.stopClient());
+    return this.launcher.stop();
   }
 
   dispose(): void {
@@ -203,30 +196,14 @@ export class Lintel implements vscode.Disposable {
     }
   }
 
-  private serialize(step: () => Promise<void>): Promise<void> {
-    this.lifecycle = this.lifecycle.then(step, step);
-    return this.lifecycle;
-  }
-
-  private async startClient(): Promise<void> {
-    const config = vscode.workspace.getConfiguration(SECTION);
-    const settings = {
-      path: config.get<string>('server.path', ''),
-      interpreter: config.get<string[]>('server.interpreter', []),
-    };
-    const here = host();
-    const resolved = resolveServerCommand(settings, here);
-    const commandLine = `${resolved.command} ${resolved.args.join(' ')}`;
-    if (!isAvailable(resolved.command, here)) {
-      this.notStarted(`${resolved.command} (from ${resolved.via}) was not found`);
-      return;
-    }
-    this.output.info(`starting ${commandLine} (via ${resolved.via})`);
+  /** Starts `candidate` with vscode-languageclient; rejects when it does not start, and then nothing retries. */
+  private async connect(candidate: Candidate): Promise<Connected<LanguageClient>> {
     const serverOptions: ServerOptions = {
-      command: resolved.command,
-      args: resolved.args,
+      command: candidate.command,
+      args: [...candidate.args, 'serve'],
       options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, env: process.env },
     };
+    const policy = new RestartPolicy();
     const clientOptions: LanguageClientOptions = {
       // Files of the languages declared in lintel.toml the server registers for itself (client/registerCapability).
       documentSelector: DOCUMENT_LANGUAGE_IDS.map((language) => ({ scheme: 'file', language })),
@@ -234,6 +211,20 @@ export class Lintel implements vscode.Disposable {
       traceOutputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: () => initializationOptions(vscode.workspace.isTrusted, this.serverSettings()),
+      errorHandler: {
+        error: (_error, _message, count) => ({
+          action: count !== undefined && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown,
+        }),
+        closed: () => {
+          const decision = policy.closed();
+          if (decision.restart) {
+            return { action: CloseAction.Restart };
+          }
+          // handled: logged here once, no pop-up of the client's own
+          this.output.error(`lintel stopped: ${decision.reason}. Lintel: Restart Server starts it again.`);
+          return { action: CloseAction.DoNotRestart, handled: true };
+        },
+      },
       middleware: {
         workspace: {
           // The `lintel` section in the server's shape; other sections as VS Code has them.
@@ -254,46 +245,30 @@ export class Lintel implements vscode.Disposable {
     };
     const client = new LanguageClient(SECTION, 'Lintel', serverOptions, clientOptions);
     client.onDidChangeState((event) => {
+      if (event.newState === State.Running) {
+        policy.running();
+      }
       const server =
         event.newState === State.Running ? 'running' : event.newState === State.Starting ? 'starting' : 'stopped';
       this.status.update({ server, trusted: vscode.workspace.isTrusted });
     });
-    this.client = client;
-    this.status.update({ server: 'starting', languages: undefined, trusted: vscode.workspace.isTrusted });
+    const stop = async (): Promise<void> => {
+      if (client.state !== State.Running) {
+        return; // vscode-languageclient stops only a running client ("Client is not running and can't be stopped")
+      }
+      try {
+        await client.dispose(5000); // shutdown + exit, then the process is killed
+      } catch (error) {
+        this.output.warn(`stopping the server: ${describe(error)}`);
+      }
+    };
     try {
       await client.start();
     } catch (error) {
-      // The client has shown its own pop-up ("couldn't create connection"); the log says what to do.
-      this.status.update({ server: 'stopped' });
-      this.output.error(`could not start ${commandLine}: ${describe(error)}. ${INSTALL_HINT}`);
-      return;
+      await stop();
+      throw error;
     }
-    await this.detect();
-  }
-
-  private notStarted(reason: string): void {
-    this.status.update({ server: 'stopped' });
-    this.output.error(`${reason}. ${INSTALL_HINT}`);
-    // Not awaited: the pop-up must not hold up a restart.
-    void vscode.window.showErrorMessage(`Lintel: ${reason}. ${INSTALL_HINT}`, 'Open Settings').then((pick) => {
-      if (pick) {
-        void vscode.commands.executeCommand('workbench.action.openSettings', 'lintel.server');
-      }
-    });
-  }
-
-  private async stopClient(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    this.detections.clear();
-    if (client === undefined) {
-      return;
-    }
-    try {
-      await client.dispose(5000); // shutdown + exit, then the process is killed
-    } catch (error) {
-      this.output.warn(`stopping the server: ${describe(error)}`);
-    }
+    return { client, stop };
   }
 
   /** Only what the user set: a default sent from here would outrank the workspace's lintel.toml. */

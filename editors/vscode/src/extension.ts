@@ -6,6 +6,10 @@ import { StatusBar } from './statusBar';
 
 let lintel: Lintel | undefined;
 
+/**
+ * Everything is registered before the first `await`: a `lintel.server.*` change that arrives while the first start
+ * is still looking (User settings reaching a fresh code-server late) starts the search again with the new value.
+ */
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel('Lintel', { log: true });
   const status = new StatusBar(COMMANDS.showOutput);
@@ -17,10 +21,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     client,
     ...registerCommands(client, output),
     // Untrusted, the server runs no process; once trusted it must start over to run them.
-    vscode.workspace.onDidGrantWorkspaceTrust(() => client.restart()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => client.restart('the workspace is trusted now')),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('lintel.server')) {
-        void client.restart();
+        void client.restart('a lintel.server setting changed');
       } else if (event.affectsConfiguration('lintel')) {
         void client.settingsChanged();
       }

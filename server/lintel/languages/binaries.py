@@ -158,12 +158,24 @@ def _from_elsewhere(
         tried.append(str(candidate))
         if _real(candidate, env, proxies):
             return Resolved(name, str(candidate), "install-dir", tuple(tried))
-    own = Path(sys.executable).parent / name
-    tried.append(str(own))
-    if _executable(own):
-        return Resolved(name, str(own), "lintel", tuple(tried))
+    for folder in _own_dirs():
+        own = folder / name
+        tried.append(str(own))
+        if _executable(own):
+            return Resolved(name, str(own), "lintel", tuple(tried))
     tried.extend(f"{p} (rustup proxy, component not installed)" for p in proxies)
     return Resolved(name, None, "missing", tuple(tried), proxy_only=bool(proxies))
+
+
+def _own_dirs() -> list[Path]:
+    """Where lintel's own environment keeps the programs it installed (ruff): beside the interpreter in a venv, or
+    in the `bin` folder next to the package when installed with `pip install --target` (the VS Code extension's
+    self-contained bundle runs a system Python whose own folder has none of them)."""
+    folders = [Path(sys.executable).parent]
+    target_bin = Path(__file__).resolve().parents[2] / "bin"
+    if target_bin.is_dir() and target_bin not in folders:
+        folders.append(target_bin)
+    return folders
 
 
 def not_found_message(check: str, binary: str, install_hint: str, *, proxy_only: bool = False) -> str:

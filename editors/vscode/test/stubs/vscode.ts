@@ -53,12 +53,19 @@ interface QuickPickItem {
 }
 
 let chosen: string | undefined;
+/** The button the user clicks in the next error notification (none: it is left alone). */
+let clicked: string | undefined;
 
 /** What the code under test asked of the editor, in order. */
 export const asked = {
   quickPicks: [] as string[][],
   messages: [] as string[],
+  errors: [] as { message: string; buttons: string[] }[],
+  commands: [] as { name: string; args: unknown[] }[],
 };
+
+/** The user's settings, by full key (`lintel.server.path`). */
+const settings = new Map<string, unknown>();
 
 export const window = {
   activeTextEditor: undefined as { document: TextDocument } | undefined,
@@ -75,6 +82,11 @@ export const window = {
     asked.messages.push(message);
     return Promise.resolve(undefined);
   },
+  showErrorMessage(message: string, ...buttons: string[]): Promise<string | undefined> {
+    asked.errors.push({ message, buttons });
+    const pick = clicked !== undefined && buttons.includes(clicked) ? clicked : undefined;
+    return Promise.resolve(pick);
+  },
   showWorkspaceFolderPick(): Promise<WorkspaceFolder | undefined> {
     return Promise.resolve(undefined);
   },
@@ -85,6 +97,13 @@ export const window = {
 
 export const workspace = {
   workspaceFolders: undefined as WorkspaceFolder[] | undefined,
+  isTrusted: true,
+  getConfiguration(section: string): { get<T>(key: string, fallback: T): T } {
+    return {
+      get: <T>(key: string, fallback: T): T =>
+        settings.has(`${section}.${key}`) ? (settings.get(`${section}.${key}`) as T) : fallback,
+    };
+  },
   /** By path alone, whatever the scheme (except untitled): the extension must not rely on it to rule out the rest. */
   getWorkspaceFolder(uri: Uri): WorkspaceFolder | undefined {
     if (uri.scheme === 'untitled') {
@@ -101,7 +120,8 @@ export const commands = {
     registered.set(name, callback);
     return { dispose: () => registered.delete(name) };
   },
-  executeCommand(): Promise<undefined> {
+  executeCommand(name: string, ...args: unknown[]): Promise<undefined> {
+    asked.commands.push({ name, args });
     return Promise.resolve(undefined);
   },
 };
@@ -121,10 +141,43 @@ export async function execute(name: string): Promise<void> {
 export function open(paths: readonly string[], document?: TextDocument): void {
   workspace.workspaceFolders = paths.map((path, index) => ({ uri: Uri.file(path), name: path, index }));
   window.activeTextEditor = document && { document };
+  workspace.isTrusted = true;
   asked.quickPicks.length = 0;
   asked.messages.length = 0;
+  asked.errors.length = 0;
+  asked.commands.length = 0;
   chosen = undefined;
+  clicked = undefined;
+  settings.clear();
   registered.clear();
+}
+
+/** Sets a user setting (`undefined` removes it). */
+export function setSetting(key: string, value: unknown): void {
+  if (value === undefined) {
+    settings.delete(key);
+  } else {
+    settings.set(key, value);
+  }
+}
+
+/** The button the user clicks in the error notifications from now on. */
+export function click(button: string | undefined): void {
+  clicked = button;
+}
+
+/** A log output channel that keeps its lines, by level. */
+export class LogOutput {
+  readonly lines: string[] = [];
+  info(line: string): void {
+    this.lines.push(`info ${line}`);
+  }
+  warn(line: string): void {
+    this.lines.push(`warn ${line}`);
+  }
+  error(line: string): void {
+    this.lines.push(`error ${line}`);
+  }
 }
 
 /** The quick pick item the user takes, by label. */

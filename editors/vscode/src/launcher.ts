@@ -1,0 +1,136 @@
+/**
+ * The server's lifecycle: find lintel (lib/serverCommand), start it through an injected `connect`, start over when
+ * a `lintel.server.*` setting changes, and say once, with what was tried, when nothing works.
+ *
+ * The settings are read in each start, never kept: on a first launch the extension host can activate this before
+ * the User settings reached it (code-server hands the extension host the settings it has when it starts it, and
+ * delivers the User settings file later as a configuration change), so the value read at activation may be the
+ * default. The change then comes as `onDidChangeConfiguration`, which extension.ts registers before anything is
+ * awaited; it starts the search over whatever state the last start left (failed, running, still starting).
+ */
+import * as vscode from 'vscode';
+import {
+  type Candidate,
+  commandLine,
+  describeAttempt,
+  type Discovery,
+  findServer,
+  type Host,
+  notFoundMessage,
+  type ServerSettings,
+} from './lib/serverCommand';
+
+const SECTION = 'lintel';
+export const OPEN_SETTINGS = 'Open Settings';
+export const HOW_TO_INSTALL = 'How to install';
+
+/** A started server: its client, and how to stop it (which must not throw, whatever state it is in). */
+export interface Connected<T> {
+  readonly client: T;
+  stop(): Promise<void>;
+}
+
+export interface LauncherParts<T> {
+  readonly output: vscode.LogOutputChannel;
+  /** The machine now (folders and trust are read at each start). */
+  host(): Host;
+  /** Starts `candidate`'s `serve`; rejects when it does not start (the client has logged why). */
+  connect(candidate: Candidate): Promise<Connected<T>>;
+  /** The status bar: the server is being looked for / there is none. */
+  status(state: 'starting' | 'stopped'): void;
+  /** The README, opened by *How to install*. */
+  readonly readme: vscode.Uri;
+}
+
+export class Launcher<T> {
+  private current: Connected<T> | undefined;
+  /** Start and stop never overlap: each waits for the one before. */
+  private lifecycle: Promise<void> = Promise.resolve();
+  /** Bumped by every request: a start that a newer request superseded while it waited does nothing. */
+  private requested = 0;
+
+  constructor(private readonly parts: LauncherParts<T>) {}
+
+  get client(): T | undefined {
+    return this.current?.client;
+  }
+
+  /** Finds and starts the server (stopping the one running, if any). */
+  start(reason = 'activation'): Promise<void> {
+    const request = ++this.requested;
+    return this.serialize(async () => {
+      if (request !== this.requested) {
+        return; // a newer start is queued behind this one: it reads the newer settings
+      }
+      await this.stopCurrent();
+      await this.startFresh(reason, request);
+    });
+  }
+
+  stop(): Promise<void> {
+    ++this.requested;
+    return this.serialize(() => this.stopCurrent());
+  }
+
+  private serialize(step: () => Promise<void>): Promise<void> {
+    this.lifecycle = this.lifecycle.then(step, step);
+    return this.lifecycle;
+  }
+
+  private async startFresh(reason: string, request: number): Promise<void> {
+    const { output } = this.parts;
+    this.parts.status('starting');
+    const settings = readSettings();
+    output.info(`looking for lintel (${reason})`);
+    const discovery: Discovery = await findServer(settings, this.parts.host(), (attempt) =>
+      output.info(`  ${describeAttempt(attempt)}`),
+    );
+    if (request !== this.requested) {
+      // The settings changed while this looked (the late User settings): the next search, queued, says the rest.
+      output.info('superseded by a newer start');
+      return;
+    }
+    if (discovery.found === undefined) {
+      this.parts.status('stopped');
+      this.nothingWorks(discovery);
+      return;
+    }
+    const found = discovery.found;
+    output.info(`starting ${commandLine(found, 'serve')} (lintel ${discovery.version}, via ${found.via})`);
+    try {
+      this.current = await this.parts.connect(found);
+    } catch (error) {
+      // Said once, here; vscode-languageclient has shown its own error and does not retry (lib/restartPolicy).
+      this.parts.status('stopped');
+      output.error(`${commandLine(found, 'serve')} answered serve --check but did not start: ${describe(error)}`);
+    }
+  }
+
+  private async stopCurrent(): Promise<void> {
+    const current = this.current;
+    this.current = undefined;
+    await current?.stop();
+  }
+
+  /** One error notification for this search; no retry: the next search starts from a change or a command. */
+  private nothingWorks(discovery: Discovery): void {
+    const message = notFoundMessage(discovery.tried);
+    this.parts.output.error(message);
+    void vscode.window.showErrorMessage(message, OPEN_SETTINGS, HOW_TO_INSTALL).then((pick) => {
+      if (pick === OPEN_SETTINGS) {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'lintel.server');
+      } else if (pick === HOW_TO_INSTALL) {
+        void vscode.commands.executeCommand('markdown.showPreview', this.parts.readme);
+      }
+    });
+  }
+}
+
+function readSettings(): ServerSettings {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  return { path: config.get<string>('server.path', ''), interpreter: config.get<string[]>('server.interpreter', []) };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
