@@ -175,6 +175,7 @@ class CodeServer:
     # a login shell, as VS Code does by default (tests about finding the server turn it off).
     own_env: bool = True
     env: dict[str, str] = field(default_factory=dict)
+    unset: tuple[str, ...] = ()  # variables of the test's environment code-server must not see
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
 
@@ -187,8 +188,9 @@ class CodeServer:
         return self.root / "code-server.log"
 
     def environment(self) -> dict[str, str]:
+        inherited = {k: v for k, v in os.environ.items() if k not in self.unset}
         return {
-            **os.environ,
+            **inherited,
             "PATH": tool_path(),
             # An empty gallery: code-server reaches no marketplace.
             "EXTENSIONS_GALLERY": json.dumps({"serviceUrl": ""}),
