@@ -55,13 +55,14 @@ def artifacts(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
 
 
 @pytest.fixture
-def open_window(driver: Driver, code_server: CodeServer, artifacts: Path) -> Iterator[OpenWindow]:
-    """Opens a VS Code window on a folder (in the session's code-server unless another is given); it is closed,
-    with a last screenshot and its logs saved, at the end of the test."""
+def open_window(driver: Driver, artifacts: Path, request: pytest.FixtureRequest) -> Iterator[OpenWindow]:
+    """Opens a VS Code window on a folder (in the session's code-server, started then, unless another is given); it
+    is closed, with a last screenshot and its logs saved, at the end of the test."""
     opened: list[Window] = []
 
     def open_(folder: Path, server: CodeServer | None = None) -> Window:
-        window = Window(driver, server or code_server, folder, artifacts).open()
+        server = server or request.getfixturevalue("code_server")
+        window = Window(driver, server, folder, artifacts).open()
         opened.append(window)
         return window
 

@@ -19,7 +19,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -476,7 +476,3 @@ SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
 
 def slug(name: str) -> str:
     return SLUG.sub("-", name).strip("-")[:80]
-
-
-def lines_of(text: str, pattern: str) -> Iterator[str]:
-    return (line for line in text.splitlines() if re.search(pattern, line))
