@@ -34,22 +34,23 @@ def plain_path() -> str:
 
 
 def plain_pythons() -> list[str]:
-    """Each working Python >= 3.10 outside the venv, one per version (pyenv shims of versions not installed fail)."""
+    """Each working Python >= 3.10 outside the venv, one per version (pyenv shims of versions not installed fail),
+    as the interpreter itself: a pyenv shim is a bash script, which an environment without PATH cannot start."""
     found: dict[str, str] = {}
     for name in PYTHON_NAMES:
         exe = shutil.which(name, path=plain_path())
         if exe is None:
             continue
         done = subprocess.run(
-            [exe, "-I", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            [exe, "-I", "-c", "import sys; print('%d.%d' % sys.version_info[:2], sys.executable)"],
             capture_output=True,
             text=True,
             check=False,
             timeout=60,
         )
-        version = done.stdout.strip()
-        if done.returncode == 0 and tuple(map(int, version.split("."))) >= (3, 10):
-            found.setdefault(version, exe)
+        version, _, real = done.stdout.strip().partition(" ")
+        if done.returncode == 0 and real and tuple(map(int, version.split("."))) >= (3, 10):
+            found.setdefault(version, real)
     return list(found.values())
 
 
