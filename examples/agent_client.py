@@ -51,7 +51,8 @@ class ResponseError(Exception):
     def __init__(self, method: str, error: dict[str, Any]) -> None:
         self.error = error
         message = str(error.get("message"))
-        named = message if message.startswith(method) else f"{method}: {message}"  # lintel's name the command
+        # lintel's messages mostly lead with the command already; say it once.
+        named = message if message.startswith(method) else f"{method}: {message}"
         super().__init__(f"{named} (code {error.get('code')})")
 
 
