@@ -14,13 +14,13 @@ import pytest
 
 from tests.vscode.harness import BASE_SETTINGS, CodeServer, Driver, Window, package_vsix, require_vscode, slug
 
-# The venv's lintel, as a user who set `lintel.server.path` has it; PYTHONPATH (a worktree's server/) carries through
-# code-server and its extension host to it.
+# The venv's lintel, as a user who set `lintel.server.path` has it (in the Remote settings: code-server's windows are
+# remote); PYTHONPATH (a worktree's server/) carries through code-server and its extension host to it.
 LINTEL = Path(sys.executable).with_name("lintel")
+SESSION_MACHINE_SETTINGS = {"lintel.server.path": str(LINTEL)}
 
 SESSION_SETTINGS = {
     **BASE_SETTINGS,
-    "lintel.server.path": str(LINTEL),
     # Only lintel's own checks in the Problems view: the rows are compared with `lintel check`.
     "lintel.editor.forwardServerDiagnostics": False,
 }
@@ -36,7 +36,9 @@ def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def code_server(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeServer]:
-    server = CodeServer(tmp_path_factory.mktemp("code-server"), vsix, dict(SESSION_SETTINGS))
+    server = CodeServer(
+        tmp_path_factory.mktemp("code-server"), vsix, dict(SESSION_SETTINGS), dict(SESSION_MACHINE_SETTINGS)
+    )
     server.start()
     yield server
     server.stop()

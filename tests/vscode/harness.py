@@ -169,7 +169,10 @@ class CodeServer:
 
     root: Path
     vsix: Path | None
-    settings: dict[str, Any]
+    settings: dict[str, Any]  # User settings
+    # Remote settings (`user-data/Machine/settings.json`): code-server's windows are remote, so machine settings
+    # (`lintel.server.*` are `machine-overridable`) are read from here, never from the User settings.
+    machine: dict[str, Any] = field(default_factory=dict)
     trust: bool = False  # False: --disable-workspace-trust (every folder trusted)
     # True: the extension host keeps code-server's environment (the tools cache on PATH) rather than taking PATH from
     # a login shell, as VS Code does by default (tests about finding the server turn it off).
@@ -204,6 +207,10 @@ class CodeServer:
         config = self.root / "config.yaml"  # not ~/.config/code-server/config.yaml (it would write a password there)
         config.write_text("")
         self.write_settings(self.settings)
+        if self.machine:
+            (self.user_data / "Machine").mkdir(exist_ok=True)
+            machine = self.user_data / "Machine" / "settings.json"
+            machine.write_text(json.dumps(self.machine, indent=2) + "\n", encoding="utf-8")
         common = ["--config", str(config), "--user-data-dir", str(self.user_data)]
         common += ["--extensions-dir", str(self.root / "extensions")]
         if self.vsix is not None:

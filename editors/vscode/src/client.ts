@@ -43,6 +43,8 @@ export class Lintel implements vscode.Disposable {
   private readonly launcher: Launcher<LanguageClient>;
   private readonly settingKeys: string[];
   private readonly detections = new Map<string, Detection>();
+  /** The user's lintel settings (no folder scope) as the server last had them, to tell when they changed. */
+  private sent: string | undefined;
 
   constructor(
     context: vscode.ExtensionContext,
@@ -61,6 +63,7 @@ export class Lintel implements vscode.Disposable {
         this.status.update({ server, languages: undefined, trusted: vscode.workspace.isTrusted });
       },
       readme: vscode.Uri.joinPath(context.extensionUri, 'README.md'),
+      restart: (why) => this.restart(why),
     });
   }
 
@@ -86,9 +89,23 @@ export class Lintel implements vscode.Disposable {
     void this.stop();
   }
 
+  /**
+   * Any configuration event. A changed `lintel.server.*` value starts the search over (the launcher compares
+   * values); any other changed lintel value is pulled again by the server (`workspace/configuration`), once told:
+   * when the event names the section (a folder's own settings too), or the values differ whatever it names.
+   */
+  configurationChanged(event: vscode.ConfigurationChangeEvent): void {
+    this.launcher.settingsMayHaveChanged();
+    const named = event.affectsConfiguration(SECTION) && !event.affectsConfiguration(`${SECTION}.server`);
+    if (named || JSON.stringify(this.serverSettings()) !== this.sent) {
+      void this.settingsChanged();
+    }
+  }
+
   /** The server pulls `workspace/configuration` again when told that something changed. */
   async settingsChanged(): Promise<void> {
     if (this.client?.state === State.Running) {
+      this.sent = JSON.stringify(this.serverSettings());
       await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
       await this.detect();
     }
@@ -210,7 +227,11 @@ export class Lintel implements vscode.Disposable {
       outputChannel: this.output,
       traceOutputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: () => initializationOptions(vscode.workspace.isTrusted, this.serverSettings()),
+      initializationOptions: () => {
+        const settings = this.serverSettings();
+        this.sent = JSON.stringify(settings);
+        return initializationOptions(vscode.workspace.isTrusted, settings);
+      },
       errorHandler: {
         error: (_error, _message, count) => ({
           action: count !== undefined && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown,

@@ -22,13 +22,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...registerCommands(client, output),
     // Untrusted, the server runs no process; once trusted it must start over to run them.
     vscode.workspace.onDidGrantWorkspaceTrust(() => client.restart('the workspace is trusted now')),
-    vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration('lintel.server')) {
-        void client.restart('a lintel.server setting changed');
-      } else if (event.affectsConfiguration('lintel')) {
-        void client.settingsChanged();
-      }
-    }),
+    // Values are compared, whatever keys the event names (launcher.ts: code-server's first launch).
+    vscode.workspace.onDidChangeConfiguration((event) => client.configurationChanged(event)),
     vscode.workspace.onDidChangeWorkspaceFolders(() => client.detect()),
     // The status shows the active file's project, from the last detection: no request.
     vscode.window.onDidChangeActiveTextEditor(() => client.showDetected()),

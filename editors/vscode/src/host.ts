@@ -113,6 +113,7 @@ export function currentHost(extensionPath: string): Host {
     workspaceFolders: folders,
     trusted: vscode.workspace.isTrusted,
     bundle: bundledLintel(extensionPath),
+    remote: vscode.env.remoteName,
     findExecutable: (name) => findOnPath(name, process.env, process.platform, isExecutable),
     isExecutable,
     probe: (command, args) => probe(command, args, folders[0]),

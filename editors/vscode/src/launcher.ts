@@ -7,6 +7,12 @@
  * delivers the User settings file later as a configuration change), so the value read at activation may be the
  * default. The change then comes as `onDidChangeConfiguration`, which extension.ts registers before anything is
  * awaited; it starts the search over whatever state the last start left (failed, running, still starting).
+ *
+ * In a remote window (code-server's are remote) VS Code reads machine settings, as `lintel.server.*` are, from the
+ * Remote and workspace settings only: a value in the User settings is there at activation and gone a second later,
+ * with no event naming it (docs/design.md). So the launcher compares values and never trusts an event's keys: any
+ * configuration event, and a reading every second for the first minute (LATE_SETTINGS), checks the
+ * `lintel.server.*` values against those the last search used; a difference that holds for settleMs starts over.
  */
 import * as vscode from 'vscode';
 import {
@@ -17,6 +23,7 @@ import {
   findServer,
   type Host,
   notFoundMessage,
+  remoteSettingsNote,
   type ServerSettings,
 } from './lib/serverCommand';
 
@@ -40,7 +47,13 @@ export interface LauncherParts<T> {
   status(state: 'starting' | 'stopped'): void;
   /** The README, opened by *How to install*. */
   readonly readme: vscode.Uri;
+  /** Starts over as a settings change does (the client's restart: the search, then what the folders hold). */
+  restart(reason: string): Promise<void>;
 }
+
+/** How often, and for how long after activation, the `lintel.server.*` settings are read again, and how long a
+ * difference must hold before the search starts over. */
+export const LATE_SETTINGS = { everyMs: 1000, forMs: 60_000, settleMs: 500 };
 
 export class Launcher<T> {
   private current: Connected<T> | undefined;
@@ -48,6 +61,12 @@ export class Launcher<T> {
   private lifecycle: Promise<void> = Promise.resolve();
   /** Bumped by every request: a start that a newer request superseded while it waited does nothing. */
   private requested = 0;
+  /** The `lintel.server.*` values the last search used. */
+  private used: ServerSettings | undefined;
+  /** Reads the settings again for a while after activation (LATE_SETTINGS). */
+  private lateCheck: NodeJS.Timeout | undefined;
+  /** A difference seen, checked again when this fires. */
+  private settling: NodeJS.Timeout | undefined;
 
   constructor(private readonly parts: LauncherParts<T>) {}
 
@@ -69,7 +88,30 @@ export class Launcher<T> {
 
   stop(): Promise<void> {
     ++this.requested;
+    this.stopWatching();
     return this.serialize(() => this.stopCurrent());
+  }
+
+  /**
+   * A configuration event (any, whatever keys it names), or a periodic reading: when the `lintel.server.*` values
+   * differ from those the last search used, and still do SETTLE_MS later, the search starts over.
+   */
+  settingsMayHaveChanged(): void {
+    if (this.settling !== undefined || this.used === undefined || sameSettings(readSettings(), this.used)) {
+      return;
+    }
+    this.settling = setTimeout(() => {
+      this.settling = undefined;
+      const now = readSettings();
+      const used = this.used;
+      if (used !== undefined && !sameSettings(now, used)) {
+        this.parts.output.info(
+          `lintel.server settings now ${describeSettings(now)}; the last search used ${describeSettings(used)}`,
+        );
+        void this.parts.restart('a lintel.server setting changed');
+      }
+    }, LATE_SETTINGS.settleMs);
+    this.settling.unref();
   }
 
   private serialize(step: () => Promise<void>): Promise<void> {
@@ -81,8 +123,16 @@ export class Launcher<T> {
     const { output } = this.parts;
     this.parts.status('starting');
     const settings = readSettings();
+    const host = this.parts.host();
     output.info(`looking for lintel (${reason})`);
-    const discovery: Discovery = await findServer(settings, this.parts.host(), (attempt) =>
+    if (host.remote !== undefined && reason === 'activation') {
+      output.info(`  ${remoteSettingsNote(host.remote)}`);
+    }
+    this.used = settings;
+    if (reason === 'activation') {
+      this.readForAWhile();
+    }
+    const discovery: Discovery = await findServer(settings, host, (attempt) =>
       output.info(`  ${describeAttempt(attempt)}`),
     );
     if (request !== this.requested) {
@@ -106,6 +156,27 @@ export class Launcher<T> {
     }
   }
 
+  /** Every LATE_SETTINGS.everyMs for LATE_SETTINGS.forMs: a value that changed with no event is seen too. */
+  private readForAWhile(): void {
+    this.stopWatching();
+    const until = Date.now() + LATE_SETTINGS.forMs;
+    this.lateCheck = setInterval(() => {
+      if (Date.now() > until) {
+        clearInterval(this.lateCheck);
+        this.lateCheck = undefined;
+      } else {
+        this.settingsMayHaveChanged();
+      }
+    }, LATE_SETTINGS.everyMs);
+    this.lateCheck.unref(); // never what keeps a process up
+  }
+
+  private stopWatching(): void {
+    clearInterval(this.lateCheck);
+    clearTimeout(this.settling);
+    this.lateCheck = this.settling = undefined;
+  }
+
   private async stopCurrent(): Promise<void> {
     const current = this.current;
     this.current = undefined;
@@ -114,7 +185,7 @@ export class Launcher<T> {
 
   /** One error notification for this search; no retry: the next search starts from a change or a command. */
   private nothingWorks(discovery: Discovery): void {
-    const message = notFoundMessage(discovery.tried);
+    const message = notFoundMessage(discovery.tried, this.parts.host().remote);
     this.parts.output.error(message);
     void vscode.window.showErrorMessage(message, OPEN_SETTINGS, HOW_TO_INSTALL).then((pick) => {
       if (pick === OPEN_SETTINGS) {
@@ -129,6 +200,14 @@ export class Launcher<T> {
 function readSettings(): ServerSettings {
   const config = vscode.workspace.getConfiguration(SECTION);
   return { path: config.get<string>('server.path', ''), interpreter: config.get<string[]>('server.interpreter', []) };
+}
+
+function sameSettings(a: ServerSettings, b: ServerSettings): boolean {
+  return a.path === b.path && JSON.stringify(a.interpreter) === JSON.stringify(b.interpreter);
+}
+
+function describeSettings(settings: ServerSettings): string {
+  return `path ${JSON.stringify(settings.path)}, interpreter ${JSON.stringify(settings.interpreter)}`;
 }
 
 function describe(error: unknown): string {

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
-import { beforeEach, describe, it } from 'node:test';
-import { type Connected, HOW_TO_INSTALL, Launcher, type LauncherParts, OPEN_SETTINGS } from '../src/launcher';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import {
+  type Connected,
+  HOW_TO_INSTALL,
+  LATE_SETTINGS,
+  Launcher,
+  type LauncherParts,
+  OPEN_SETTINGS,
+} from '../src/launcher';
 import type { Candidate, Host, Probe } from '../src/lib/serverCommand';
 import * as vscode from './stubs/vscode';
 
@@ -56,6 +63,7 @@ let machine: Machine;
 let servers: Servers;
 let output: vscode.LogOutput;
 let statuses: string[];
+let restarts: string[];
 let launcher: Launcher<string>;
 
 beforeEach(() => {
@@ -64,14 +72,23 @@ beforeEach(() => {
   servers = new Servers();
   output = new vscode.LogOutput();
   statuses = [];
+  restarts = [];
   const parts = {
     output,
     host: () => machine.host(),
     connect: (candidate: Candidate) => servers.connect(candidate),
     status: (state: 'starting' | 'stopped') => statuses.push(state),
     readme: vscode.Uri.file('/ext/README.md'),
+    restart: (why: string) => {
+      restarts.push(why);
+      return launcher.start(why);
+    },
   };
   launcher = new Launcher(parts as unknown as LauncherParts<string>);
+});
+
+afterEach(async () => {
+  await launcher.stop();
 });
 
 /** Lets the notification's `.then` run. */
@@ -157,6 +174,63 @@ describe('Launcher: settings', () => {
     await launcher.stop();
     assert.deepEqual(servers.stopped, ['/opt/lintel', '/opt/other']);
     assert.equal(launcher.client, undefined);
+  });
+});
+
+describe('Launcher: settings that change with no event, or with one that does not name them', () => {
+  const saved = { ...LATE_SETTINGS };
+  beforeEach(() => {
+    Object.assign(LATE_SETTINGS, { everyMs: 5, forMs: 300, settleMs: 20 });
+  });
+  afterEach(() => {
+    Object.assign(LATE_SETTINGS, saved);
+  });
+  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('are read again after activation: the search starts over with them', async () => {
+    await launcher.start();
+    vscode.setSetting('lintel.server.path', '/opt/lintel');
+    machine.answers.set('/opt/lintel', { ok: true, version: '0.1.0' });
+    await sleep(100);
+    await settle();
+    assert.deepEqual(restarts, ['a lintel.server setting changed']);
+    assert.equal(launcher.client, '/opt/lintel');
+    assert.ok(output.lines.some((line) => line.includes('the last search used path ""')));
+  });
+
+  it('a value gone for less than the settling time changes nothing', async () => {
+    vscode.setSetting('lintel.server.path', '/opt/lintel');
+    machine.answers.set('/opt/lintel', { ok: true, version: '0.1.0' });
+    await launcher.start();
+    vscode.setSetting('lintel.server.path', undefined);
+    launcher.settingsMayHaveChanged();
+    await sleep(5);
+    vscode.setSetting('lintel.server.path', '/opt/lintel');
+    await sleep(60);
+    assert.deepEqual(restarts, []);
+    assert.equal(launcher.client, '/opt/lintel');
+  });
+
+  it('an event whatever it names starts over when the values differ, after the readings ended', async () => {
+    LATE_SETTINGS.forMs = 10;
+    await launcher.start();
+    await sleep(40);
+    vscode.setSetting('lintel.server.path', '/opt/lintel');
+    machine.answers.set('/opt/lintel', { ok: true, version: '0.1.0' });
+    await sleep(40);
+    assert.deepEqual(restarts, []); // no event, no reading: not seen
+    launcher.settingsMayHaveChanged();
+    await sleep(60);
+    await settle();
+    assert.deepEqual(restarts, ['a lintel.server setting changed']);
+    assert.equal(launcher.client, '/opt/lintel');
+  });
+
+  it('an event with the same values starts nothing', async () => {
+    await launcher.start();
+    launcher.settingsMayHaveChanged();
+    await sleep(60);
+    assert.deepEqual(restarts, []);
   });
 });
 

@@ -182,6 +182,12 @@ describe('findServer: when nothing works', () => {
     const message = notFoundMessage(found.tried);
     assert.match(message, /^Lintel: no lintel server could be started\. Tried: project venv/);
     assert.match(message, /No module named lintel/);
+    assert.doesNotMatch(message, /remote window/);
+    // A remote window reads machine settings from the Remote settings: the message says where to set them.
+    assert.match(
+      notFoundMessage(found.tried, 'ssh-remote'),
+      /\. This is a remote window \(ssh-remote\): lintel\.server\.path and lintel\.server\.interpreter are read from the Remote or workspace settings, not the User settings\.$/,
+    );
   });
 
   it('says why the Python extension gave nothing', async () => {

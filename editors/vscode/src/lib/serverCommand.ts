@@ -41,6 +41,8 @@ export interface Host {
   readonly trusted: boolean;
   /** `lintel_main.py` of the bundled lintel (the linux-x64 .vsix), when this build has one. */
   readonly bundle?: string;
+  /** A remote window's kind (`vscode.env.remoteName`: `ssh-remote`, `wsl`…; code-server's windows are remote). */
+  readonly remote?: string;
   /** The executable's full path when `name` is on PATH. */
   findExecutable(name: string): string | undefined;
   isExecutable(file: string): boolean;
@@ -214,9 +216,21 @@ export function describeAttempt(attempt: Attempt): string {
 }
 
 /** The notification when nothing works: what was tried, each with why it failed, in one paragraph. */
-export function notFoundMessage(tried: readonly Attempt[]): string {
+export function notFoundMessage(tried: readonly Attempt[], remote?: string): string {
   const lines = tried.map(describeAttempt);
-  return `Lintel: no lintel server could be started. Tried: ${lines.join('; ')}.`;
+  const message = `Lintel: no lintel server could be started. Tried: ${lines.join('; ')}.`;
+  return remote === undefined ? message : `${message} ${remoteSettingsNote(remote)}`;
+}
+
+/**
+ * In a remote window VS Code reads machine settings (`lintel.server.*` are `machine-overridable`: a path on one machine
+ * means nothing on another) from the Remote and workspace settings only, never from the User settings.
+ */
+export function remoteSettingsNote(remote: string): string {
+  return (
+    `This is a remote window (${remote}): lintel.server.path and lintel.server.interpreter are read from the ` +
+    'Remote or workspace settings, not the User settings.'
+  );
 }
 
 /** Why a probe says no, from its exit and output: the last line of stderr says most. */
