@@ -191,10 +191,13 @@ def make_fingerprint(kind: str, file: str | None, rule: str | None, line_text: s
 LineReader = Callable[[str, int], str | None]
 
 
+SOURCE_LINES_MAX_BYTES = 5 * 1024 * 1024
+
+
 class SourceLines:
     """Reads (and caches) source lines of root-relative files for fingerprints."""
 
-    def __init__(self, root: Path, max_bytes: int = 5 * 1024 * 1024) -> None:
+    def __init__(self, root: Path, max_bytes: int = SOURCE_LINES_MAX_BYTES) -> None:
         self._root = root
         self._max_bytes = max_bytes
         self._cache: dict[str, list[str] | None] = {}

@@ -10,6 +10,8 @@ from what stops it — and a start cancelled after the fork kills the child's gr
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -17,6 +19,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lintel.process import ExitWatch, signal_group
+
+STDIN_PIPE_BYTES = 1 << 20  # /proc/sys/fs/pipe-max-size's default: what an unprivileged process may ask
 
 
 class Piped(NamedTuple):
@@ -31,7 +35,7 @@ def fork(
 ) -> subprocess.Popen[bytes]:
     """Fork and exec it, the leader of its own session (so of its own process group, killed as a whole);
     OSError when it cannot be started."""
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
         stdout=stdout,
@@ -40,6 +44,12 @@ def fork(
         env=dict(env) if env is not None else None,
         start_new_session=True,
     )
+    assert proc.stdin is not None
+    # A whole document (a 2,000-line module is ~65 KB, the default pipe holds 64 KB) goes in one write, not the
+    # rest at a later turn of the loop after the child has read the start. Linux only; best effort.
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(proc.stdin.fileno(), fcntl.F_SETPIPE_SZ, STDIN_PIPE_BYTES)
+    return proc
 
 
 async def connect(proc: subprocess.Popen[bytes], *, limit: int = 2**16) -> Piped:

@@ -149,9 +149,8 @@ class Editor:
             types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
 
-    def save(self, uri: str, text: str) -> None:
-        """What an editor does on save: the buffer changes (full text), the file is written, didSave."""
-        path = Path(to_fs_path(uri) or uri)
+    def change(self, uri: str, text: str) -> None:
+        """The buffer changes (full text); nothing is written."""
         version = self.versions.get(uri, 1) + 1
         self.versions[uri] = version
         self.client.text_document_did_change(
@@ -160,7 +159,11 @@ class Editor:
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
             )
         )
-        path.write_text(text, encoding="utf-8")
+
+    def save(self, uri: str, text: str) -> None:
+        """What an editor does on save: the buffer changes (full text), the file is written, didSave."""
+        self.change(uri, text)
+        Path(to_fs_path(uri) or uri).write_text(text, encoding="utf-8")
         self.did_save(uri)
 
     def did_save(self, uri: str) -> None:

@@ -6,8 +6,12 @@ and every worker at the end of the session are gone — all checked on the worke
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import shlex
+import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -329,3 +333,115 @@ async def test_a_ruff_config_change_restarts_its_worker_with_the_new_rules(start
     second = the_ruff_server(editor.root)
     assert second != first
     await wait_gone(first)
+
+
+# -- linting ahead: the change starts the lint, the save of that text takes it ----------------------------------------
+
+# Passes `ruff server`'s input through `tee`, so the test can count the requests lintel sent it; any other ruff
+# command (the CLI) runs as it is.
+RUFF_TAP = """#!/bin/sh
+if [ "$1" = server ]; then
+  tee -a {log} | {ruff} "$@"
+  exit $?
+fi
+exec {ruff} "$@"
+"""
+
+
+def tapped_ruff(tmp_path: Path) -> tuple[Path, Path]:
+    """A ruff whose server's input is logged: (the program, its log)."""
+    real = shutil.which("ruff")
+    assert real is not None
+    log = tmp_path / "ruff-server-input.log"
+    log.touch()
+    program = tmp_path / "bin" / "ruff"
+    program.parent.mkdir()
+    program.write_text(RUFF_TAP.format(log=shlex.quote(str(log)), ruff=shlex.quote(real)), encoding="utf-8")
+    program.chmod(0o755)
+    return program, log
+
+
+def requests_sent(log: Path) -> int:
+    return log.read_text(encoding="utf-8", errors="replace").count('"textDocument/diagnostic"')
+
+
+async def wait_requests(log: Path, count: int) -> None:
+    deadline = time.monotonic() + GONE_TIMEOUT
+    while requests_sent(log) < count:
+        assert time.monotonic() < deadline, f"ruff server got {requests_sent(log)} lint requests, not {count}"
+        await asyncio.sleep(0.02)
+
+
+def cli_findings(root: Path, relative: str) -> set[tuple[object, ...]]:
+    """(rule, line) of the ruff CLI's findings on the file as it is on disk (its columns count characters, the
+    client's UTF-16 units: other tests check the columns)."""
+    argv = ["ruff", "check", "--output-format", "json", "--no-cache", relative]
+    run = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False, timeout=60)
+    return {(f["code"], f["location"]["row"] - 1) for f in json.loads(run.stdout)}
+
+
+def ruff_findings(diagnostics: Sequence[types.Diagnostic]) -> set[tuple[object, ...]]:
+    return {(d.code, d.range.start.line) for d in lint_only(diagnostics)}
+
+
+async def test_a_save_takes_the_lint_its_change_started_only_for_that_text(start: Start, tmp_path: Path) -> None:
+    """Issue 14: the change's text goes to the worker at once and nothing is published for it; the save of that
+    text publishes its answer without asking again; a save of other content (written by something else) is
+    linted itself. Each time, exactly the CLI's findings on the saved file."""
+    require_linter("python")
+    program, log = tapped_ruff(tmp_path)
+    settings = {**NO_FORMAT_CHECK, "languages": {"python": {"binaries": {"ruff": str(program)}}}}
+    editor = await start("python", init_options=settings)
+    uri, opened = await open_and_wait(editor, PY_FILE)
+    await wait_requests(log, 1)
+    original = editor.path(PY_FILE).read_text(encoding="utf-8")
+    with_import = "import os\n" + original
+
+    published = len(editor.client.published)
+    editor.change(uri, with_import)
+    await wait_requests(log, 2)  # linted ahead...
+    await asyncio.sleep(0.3)
+    assert [p for p in editor.client.published[published:] if p.uri == uri] == []  # ...and not published
+    editor.path(PY_FILE).write_text(with_import, encoding="utf-8")
+    saved = len(editor.client.published)
+    editor.did_save(uri)
+    after_save = ruff_findings(await editor.wait_for_publish(uri, saved))
+
+    assert ("F401", 0) in after_save
+    assert after_save == cli_findings(editor.root, PY_FILE)
+    assert requests_sent(log) == 2  # the save asked nothing more
+
+    # The buffer changes again, but the file is written by something else with other content: that is linted.
+    editor.change(uri, "import sys\n" + original)
+    await wait_requests(log, 3)
+    editor.path(PY_FILE).write_text(original, encoding="utf-8")
+    saved = len(editor.client.published)
+    editor.did_save(uri)
+    other = ruff_findings(await editor.wait_for_publish(uri, saved))
+
+    assert other == ruff_findings(opened) == cli_findings(editor.root, PY_FILE)
+    assert requests_sent(log) == 4
+
+
+async def test_a_config_change_after_the_lint_ahead_is_the_saves_config(start: Start, tmp_path: Path) -> None:
+    """The lint ahead ran with the old rules; ruff's configuration changes before the save: the save's findings
+    are the new rules' (the worker restarts), never the lint ahead's."""
+    require_linter("python")
+    editor = await start("python", init_options=NO_FORMAT_CHECK)
+    uri, opened = await open_and_wait(editor, PY_FILE)
+    first = the_ruff_server(editor.root)
+    text = editor.path(PY_FILE).read_text(encoding="utf-8") + "\n"
+    editor.change(uri, text)
+    await asyncio.sleep(0.5)  # the lint ahead is answered (the same process: nothing to wait on from outside)
+
+    pyproject = editor.path("pyproject.toml")
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8").replace('select = ["E", "F", "B"]', 'select = ["E", "F", "B", "D1"]'),
+        encoding="utf-8",
+    )
+    published = await save_and_wait(editor, uri, text)
+
+    assert not any(str(d.code).startswith("D1") for d in opened)
+    assert any(str(d.code).startswith("D1") for d in published)
+    assert ruff_findings(published) == cli_findings(editor.root, PY_FILE)
+    assert the_ruff_server(editor.root) != first

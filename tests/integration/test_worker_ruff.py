@@ -366,8 +366,8 @@ async def test_cancelled_lint_leaves_the_worker_usable(tmp_path: Path, start_wor
     root = write_project(tmp_path / "cancelled")
     worker = await start_worker(root)
     file = root / "pkg" / "mod.py"
-    superseded = asyncio.create_task(worker.lint(file, "import os\n", workspace=root))
-    await asyncio.sleep(0)  # sent, not answered
+    superseded = asyncio.ensure_future(worker.lint(file, "import os\n", workspace=root))  # sent at the call
+    await asyncio.sleep(0)  # not answered yet
     superseded.cancel()
     with pytest.raises(asyncio.CancelledError):
         await superseded

@@ -13,6 +13,7 @@ from lintel.server.advertised import DOCUMENT_REQUESTS
 from lintel.server.app import LintelServer
 from lintel.server.commands import OFFERED, Commands
 from lintel.server.diagnostics import Diagnostics
+from lintel.server.documents import AheadListener
 from lintel.server.session import Session
 from lintel.server.shared import NOT_FORWARDED
 from lintel.server.wiring import create_server, wire
@@ -37,7 +38,8 @@ def test_wiring_registers_every_feature() -> None:
     assert list(server.protocol.fm.commands) == list(OFFERED)
     assert isinstance(server.commands, Commands)
     assert set(DOCUMENT_REQUESTS) <= set(server.raw_requests)
-    assert [type(listener) for listener in server.document_listeners] == [Manager]
+    # The lint ahead first: its request goes out before the child servers are told of the change.
+    assert [type(listener) for listener in server.document_listeners] == [AheadListener, Manager]
 
 
 def test_the_commands_offered_are_the_commands_handled() -> None:

@@ -6,12 +6,12 @@ tests/integration/test_warm_eslint.py and tests/e2e/test_warm_workers.py."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
 from lintel.issues import Issue, make_issue
-from lintel.workers.base import WorkerError, WorkerKey
+from lintel.workers.base import LintWorker, WorkerError, WorkerKey
 from lintel.workers.pool import MAX_FAILURES, WorkerKind, WorkerPool
 
 FINDING = make_issue(kind="lint", message="m", source="fake", severity="error", file="a.js", line=1, column=1)
@@ -244,3 +244,109 @@ async def test_a_worker_that_cannot_even_be_made_is_a_reported_start_failure(tmp
     assert answer is None
     assert "could not start (no such worker)" in told[0][1]
     await pool.stop_all()
+
+
+# -- lint_now: the request written at the call (a lint ahead, server/documents.py) ------------------------------------
+
+
+class EagerWorker(FakeWorker):
+    """Like ruff's worker: `lint` sends at the call (recorded) and returns what waits for the answer."""
+
+    def __init__(self, key: WorkerKey, watched: Sequence[Path]) -> None:
+        super().__init__(key, watched)
+        self.sent: list[str] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    def lint(self, file: Path, text: str, *, workspace: Path) -> Awaitable[list[Issue]]:  # type: ignore[override]
+        self.sent.append(text)
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        return self._answer()
+
+    async def _answer(self) -> list[Issue]:
+        try:
+            self.linting.set()
+            await self.may_answer.wait()
+            if isinstance(self.answer, Exception):
+                raise self.answer
+            return self.answer
+        finally:
+            self.in_flight -= 1
+
+
+class EagerHarness(Harness):
+    def factory(self, key: WorkerKey, binary: Path, env: Mapping[str, str]) -> FakeWorker:
+        self.made.append(EagerWorker(key, self.watched))
+        self.made[-1].answer = self.answer
+        self.first_made.set()
+        return self.made[-1]
+
+    def now(self, text: str) -> asyncio.Task[tuple[list[Issue], LintWorker] | None] | None:
+        return self.pool.lint_now(self.key, self.root / "a.js", text, workspace=self.root, timeout=60, idle_seconds=300)
+
+
+async def test_lint_now_sends_at_the_call_once_a_worker_runs(tmp_path: Path) -> None:
+    harness = EagerHarness(tmp_path)
+    assert harness.now("first") is None  # no worker yet: `lint` starts one
+    await harness.lint()
+    worker = harness.made[0]
+    assert isinstance(worker, EagerWorker)
+
+    sent = harness.now("ahead")
+    assert worker.sent[-1] == "ahead"  # written before anything was awaited
+    assert sent is not None
+    assert await sent == ([FINDING], worker)
+    assert harness.told == []
+
+
+async def test_lint_waits_for_a_request_lint_now_sent(tmp_path: Path) -> None:
+    harness = EagerHarness(tmp_path)
+    await harness.lint()
+    worker = harness.made[0]
+    assert isinstance(worker, EagerWorker)
+    worker.may_answer.clear()
+    sent = harness.now("ahead")
+    assert sent is not None
+    assert harness.now("another") is None  # one at a time
+    queued = harness.request()
+    await asyncio.sleep(0.05)
+    assert worker.sent[-1] == "ahead"  # the queued lint has not been sent
+    worker.may_answer.set()
+    assert await sent == ([FINDING], worker)
+    assert await queued == [FINDING]
+    assert worker.most_in_flight == 1
+
+
+async def test_a_failed_lint_now_is_reported_and_replaces_the_worker(tmp_path: Path) -> None:
+    harness = EagerHarness(tmp_path)
+    await harness.lint()
+    first = harness.made[0]
+    first.answer = WorkerError("it crashed")
+    sent = harness.now("ahead")
+    assert sent is not None
+    assert await sent is None
+    assert first.stopped
+    assert any("it crashed" in message for _, message in harness.told)
+    assert await harness.lint() == [FINDING]
+    assert len(harness.made) == 2
+
+
+async def test_an_answer_lint_now_got_before_a_config_change_is_not_current(tmp_path: Path) -> None:
+    """lint_now does not look at the watched files before sending: still_current, asked before its answer is
+    used, does; and the next `lint` restarts the worker."""
+    config = tmp_path / "eslint.config.js"
+    config.write_text("a", encoding="utf-8")
+    harness = EagerHarness(tmp_path, [config])
+    await harness.lint()
+    worker = harness.made[0]
+    sent = harness.now("ahead")
+    assert sent is not None
+    answer = await sent
+    assert answer is not None
+    assert harness.pool.still_current(harness.key, answer[1])
+    config.write_text("ab", encoding="utf-8")
+    assert not harness.pool.still_current(harness.key, worker)
+    assert await harness.lint() == [FINDING]
+    assert len(harness.made) == 2
+    assert not harness.pool.still_current(harness.key, worker)

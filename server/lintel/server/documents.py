@@ -1,24 +1,35 @@
 """Lint and format-check files as they are opened, changed and saved; format documents. Runs are scheduled per
-(uri, check), so a newer one supersedes the older; their diagnostics go out through diagnostics.py."""
+(uri, check), so a newer one supersedes the older; their diagnostics go out through diagnostics.py.
+
+Linting ahead: with warm workers, a changed buffer goes to its tool's worker as the change arrives (one run per
+document at a time, the newest text next), and nothing is published; the save whose file on disk is that text
+takes the answer (finalized from the saved file, exactly as its own run), so that a save does not wait for a lint
+that could start before it (issue 14). A different text, configuration, or worker means the save lints itself."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from lsprotocol import types
 
 from lintel.checks import RunResult, plan_spec, run_file_check, run_planned, timeout_for
+from lintel.config import LintelConfig
 from lintel.detect import nearest_project
+from lintel.issues import Issue
 from lintel.languages import Project
 from lintel.server.diagnostics import Diagnostics
 from lintel.server.session import Folder
 from lintel.server.shared import uri_path
 from lintel.validators import run_validators
+from lintel.workers.base import LintWorker
 from lintel.workers.pool import WorkerPool
-from lintel.workers.warm import warm_file_lint
+from lintel.workers.warm import WarmTarget, read_as_tool, warm_issues, warm_issues_now, warm_result, warm_target
 
 if TYPE_CHECKING:
     from lintel.server.app import LintelServer
@@ -27,8 +38,23 @@ log = logging.getLogger(__name__)
 
 FileCheck = Literal["lint", "format"]
 
+# How long a lint ahead takes a document's project and worker as found (a save always looks again).
+LOCATED_SECONDS = 2.0
+
 # Configuration re-read from every source (lifecycle.py's reload).
 Reload = Callable[[], Awaitable[None]]
+
+
+@dataclass
+class _Ahead:
+    """A buffer's lint started on its change: the text, what it was linted with, and the answer (the findings
+    and the worker that gave them; None when the worker could not answer)."""
+
+    text: str
+    config: LintelConfig
+    target: WarmTarget
+    started: float
+    answer: asyncio.Future[tuple[list[Issue], LintWorker] | None]
 
 
 class Documents:
@@ -39,6 +65,10 @@ class Documents:
         self.diagnostics = diagnostics
         self.reload = reload
         self.workers = workers
+        self.ahead: dict[str, _Ahead] = {}  # by uri: the last lint ahead of each open document
+        self._ahead_busy: set[str] = set()  # a lint ahead under way
+        self._ahead_again: set[str] = set()  # changed since: lint the newest text when it ends
+        self._located: dict[str, tuple[float, LintelConfig, Folder, WarmTarget | None]] = {}
 
     def locate(self, uri: str) -> tuple[Folder, Project, Path] | None:
         """The folder and nearest project owning a file, or None (outside the workspace, no marker)."""
@@ -73,9 +103,7 @@ class Documents:
         result: RunResult | None = None
         if check == "lint" and folder.config.editor.warm_workers:
             # None when the tool has no worker, or its worker could not answer: then exactly the CLI run below.
-            result = await warm_file_lint(
-                self.workers, project, path, workspace=folder.root, config=folder.config, text=text
-            )
+            result = await self.warm_lint(uri, folder, project, path, text)
         if result is None:
             result = await run_file_check(
                 project, check, path, workspace=folder.root, config=folder.config, text=text, require_stdin=use_buffer
@@ -87,6 +115,95 @@ class Documents:
             return
         # Published after every completed run, changed or not: a client waiting on its save gets an answer.
         self.diagnostics.put(uri, check, self.diagnostics.of_issues(uri, result.issues), publish_unchanged=True)
+
+    async def warm_lint(
+        self, uri: str, folder: Folder, project: Project, path: Path, buffer: str | None
+    ) -> RunResult | None:
+        """The lint from the warm worker of `path` with content `buffer` (None: the file on disk), taken from the
+        lint ahead when that linted this very text with the same configuration and worker; None when the CLI
+        must run (no worker for the tool, or it could not answer)."""
+        target = warm_target(
+            self.workers, project, path, workspace=folder.root, config=folder.config, from_buffer=buffer is not None
+        )
+        if target is None:
+            return None
+        disk = read_as_tool(path) if buffer is None else None
+        text = buffer if buffer is not None else disk
+        if text is None:
+            return None
+        ahead = self.ahead.get(uri)
+        if ahead is not None and ahead.text == text and ahead.config is folder.config and ahead.target.same_run(target):
+            await asyncio.wait({ahead.answer})  # never cancelled from here: the run ahead is not this task's
+            answer = None if ahead.answer.cancelled() else ahead.answer.result()
+            if answer is not None and self.workers.still_current(target.key, answer[1]):
+                return warm_result(target, answer[0], path, started=ahead.started, text=disk)
+        started = time.monotonic()
+        issues = await warm_issues(self.workers, target, text)
+        if issues is None:
+            return None
+        return warm_result(target, issues, path, started=started, text=disk)
+
+    def lint_ahead(self, uri: str) -> None:
+        """Send the buffer's text to its worker for the save to come; called as the change arrives (before any
+        later message is read: the save that follows finds the request under way). One run per document at a
+        time: a change during a run is linted when it ends, the newest text only."""
+        if uri in self._ahead_busy:
+            self._ahead_again.add(uri)
+            return
+        document = self.server.workspace.text_documents.get(uri)
+        found = self._ahead_target(uri)
+        if document is None or found is None or not self.server.session.trusted:
+            return
+        folder, target = found
+        editor = folder.config.editor
+        if not (editor.lint_on_save and editor.warm_workers):
+            return
+        text = document.source
+        last = self.ahead.get(uri)
+        if last is not None and last.text == text and last.config is folder.config:
+            return  # linted, or being linted
+        if target is None:
+            self.ahead.pop(uri, None)
+            return
+        sent = warm_issues_now(self.workers, target, text)
+        answer = sent if sent is not None else asyncio.ensure_future(self._ahead_answer(target, text))
+        self.ahead[uri] = _Ahead(text, folder.config, target, time.monotonic(), answer)
+        self._ahead_busy.add(uri)
+        answer.add_done_callback(lambda done: self._ahead_ended(uri, done))
+
+    def _ahead_target(self, uri: str) -> tuple[Folder, WarmTarget | None] | None:
+        """The document's folder and where its lint ahead goes (None: not to a worker; the save will lint it as
+        it lints it, from the file on disk), remembered for LOCATED_SECONDS while the folder's configuration
+        stays: a lint ahead runs on every change. A project changed meanwhile costs nothing wrong: the save
+        locates afresh and takes the answer only for the same worker, file and program (`WarmTarget.same_run`)."""
+        now = time.monotonic()
+        known = self._located.get(uri)
+        if known is not None:
+            at, config, folder, target = known
+            if now - at < LOCATED_SECONDS and folder.config is config and folder in self.server.session.folders:
+                return folder, target
+        located = self.locate(uri)
+        if located is None:
+            self._located.pop(uri, None)
+            return None
+        folder, project, path = located
+        config = folder.config
+        target = warm_target(self.workers, project, path, workspace=folder.root, config=config, from_buffer=False)
+        self._located[uri] = (now, config, folder, target)
+        return folder, target
+
+    def _ahead_ended(self, uri: str, answer: asyncio.Future[tuple[list[Issue], LintWorker] | None]) -> None:
+        self._ahead_busy.discard(uri)
+        if not answer.cancelled() and answer.exception() is not None:
+            log.error("linting %s ahead failed", uri, exc_info=answer.exception())
+        if uri in self._ahead_again:
+            self._ahead_again.discard(uri)
+            self.lint_ahead(uri)
+
+    async def _ahead_answer(self, target: WarmTarget, text: str) -> tuple[list[Issue], LintWorker] | None:
+        issues = await warm_issues(self.workers, target, text)
+        worker = self.workers.worker(target.key)  # the one that answered: no other task ran since
+        return None if issues is None or worker is None else (issues, worker)
 
     def schedule(self, uri: str, check: FileCheck, *, use_buffer: bool, delay_ms: int, busy_delay_ms: int = 0) -> None:
         self.server.session.scheduler.submit(
@@ -114,9 +231,11 @@ class Documents:
     async def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
         folder = self.folder(uri)
-        if folder is None or not folder.config.editor.lint_on_change:
+        if folder is None:
             return
-        self.schedule(uri, "lint", use_buffer=True, delay_ms=folder.config.editor.change_debounce_ms)
+        editor = folder.config.editor
+        if editor.lint_on_change:
+            self.schedule(uri, "lint", use_buffer=True, delay_ms=editor.change_debounce_ms)
 
     async def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
@@ -141,7 +260,11 @@ class Documents:
 
     async def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
         # Runs on the buffer are moot now; diagnostics stay (the file on disk still has them).
-        self.server.session.scheduler.cancel((params.text_document.uri, "lint"))
+        uri = params.text_document.uri
+        self.server.session.scheduler.cancel((uri, "lint"))
+        self.ahead.pop(uri, None)
+        self._ahead_again.discard(uri)
+        self._located.pop(uri, None)
 
     async def format_document(self, uri: str) -> list[types.TextEdit] | None:
         """Run the formatter on the buffer (stdin -> stdout); one whole-document edit, None when unchanged."""
@@ -174,8 +297,28 @@ class Documents:
         return [types.TextEdit(range=types.Range(start=start, end=end), new_text=formatted)]
 
 
+class AheadListener:
+    """Told of each change as it arrives (app.DocumentListener), to start its lint ahead at once."""
+
+    def __init__(self, documents: Documents) -> None:
+        self.documents = documents
+
+    def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
+        pass
+
+    def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+        self.documents.lint_ahead(params.text_document.uri)
+
+    def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
+        pass
+
+    def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
+        pass
+
+
 def setup(server: LintelServer, diagnostics: Diagnostics, reload: Reload, workers: WorkerPool) -> Documents:
     documents = Documents(server, diagnostics, reload, workers)
+    server.document_listeners.insert(0, AheadListener(documents))  # first: its request goes out soonest
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(params: types.DidOpenTextDocumentParams) -> None:

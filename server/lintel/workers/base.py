@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -32,11 +32,13 @@ class LintWorker(Protocol):
     async def start(self) -> None:
         """Start the tool and wait until it can lint; WorkerError when it cannot."""
 
-    async def lint(self, file: Path, text: str, *, workspace: Path) -> list[Issue]:
+    def lint(self, file: Path, text: str, *, workspace: Path) -> Awaitable[list[Issue]]:
         """The findings for `file` (absolute, inside `key.root`) with content `text`, as lintel's parser for the
         same tool reads them from the CLI's output, before finalizing: `file` relative to `workspace`, 1-based
         line and column as the CLI prints them, same rule, message and severity. The caller finalizes
-        (fingerprints), keeps the file's own and sorts, as for a CLI run. WorkerError when it cannot answer."""
+        (fingerprints), keeps the file's own and sorts, as for a CLI run. WorkerError when it cannot answer
+        (raised at the call or by the awaitable). A worker may send the request at the call, before the awaitable
+        is awaited (ruff's does: a lint ahead is then under way before the next message is read)."""
 
     def watched(self) -> Sequence[Path]:
         """Files whose change (created, removed, modified) means the tool's configuration or installation changed

@@ -65,6 +65,10 @@ async def _within(awaitable: Awaitable[T], seconds: float) -> T:
     return task.result()
 
 
+async def _raises(exc: BaseException) -> list[Issue]:
+    raise exc
+
+
 def _kill(worker: object) -> None:
     """SIGKILL a worker's processes at once, where it can (LintWorker.stop is async: no use at exit)."""
     kill = getattr(worker, "kill", None)
@@ -91,6 +95,8 @@ class _Slot:
     failures: int = 0  # in a row
     resting_until: float = 0.0  # monotonic; no worker is started before (unless the watched files change)
     idle: asyncio.TimerHandle | None = None
+    # A request sent at once by `lint_now`, outside the lock: the next `lint` waits for it (one at a time).
+    sent: asyncio.Task[tuple[list[Issue], LintWorker] | None] | None = None
 
 
 class WorkerPool:
@@ -131,6 +137,8 @@ class WorkerPool:
             return None
         slot = self._slots.setdefault(key, _Slot())
         async with slot.lock:
+            if slot.sent is not None:
+                await asyncio.wait({slot.sent})
             if slot.idle is not None:
                 slot.idle.cancel()
                 slot.idle = None
@@ -152,6 +160,71 @@ class WorkerPool:
             if idle_seconds > 0:
                 slot.idle = asyncio.get_running_loop().call_later(idle_seconds, self._idle, key, slot)
             return issues
+
+    def lint_now(
+        self, key: WorkerKey, file: Path, text: str, *, workspace: Path, timeout: float, idle_seconds: float
+    ) -> asyncio.Task[tuple[list[Issue], LintWorker] | None] | None:
+        """`lint`, with the request written before this returns — when the key's worker is running and no
+        request of its own is under way; None when it cannot be (the caller uses `lint`). The task's answer names
+        the worker that gave it, for `still_current` before it is used (its files are not checked here). A lint
+        ahead starts this way as a change arrives, before the messages behind it are handled
+        (server/documents.py)."""
+        slot = self._slots.get(key)
+        if self._closed or slot is None or slot.lock.locked() or slot.sent is not None or slot.starting is not None:
+            return None
+        worker = slot.worker
+        # Its watched files are not looked at here (a dozen stats before the request): the answer's user looks
+        # after it (`still_current`), and a change of configuration meanwhile is caught there as well.
+        if worker is None or not worker.alive:
+            return None
+        if slot.idle is not None:
+            slot.idle.cancel()
+            slot.idle = None
+        try:
+            answer = worker.lint(file, text, workspace=workspace)
+        except WorkerError as exc:
+            answer = _raises(exc)
+        sent = asyncio.ensure_future(self._sent(key, slot, worker, answer, timeout, idle_seconds))
+        slot.sent = sent
+        sent.add_done_callback(lambda done: setattr(slot, "sent", None) if slot.sent is done else None)
+        return sent
+
+    async def _sent(
+        self,
+        key: WorkerKey,
+        slot: _Slot,
+        worker: LintWorker,
+        answer: Awaitable[list[Issue]],
+        timeout: float,
+        idle_seconds: float,
+    ) -> tuple[list[Issue], LintWorker] | None:
+        try:
+            issues = await _within(answer, timeout)
+        except Exception as exc:  # a bug in a worker, too, must not take lint on save with it
+            if not isinstance(exc, (WorkerError, asyncio.TimeoutError)):
+                log.exception("%s worker for %s: unexpected error", key.tool, key.root)
+            reason = str(exc) or f"no answer within {timeout:g}s"
+            slot.sent = None  # the lock's next holder must not wait for this very task
+            async with slot.lock:
+                if slot.worker is worker and not self._closed:
+                    await self._failed(key, slot, f"failed ({reason})")
+            return None
+        slot.failures = 0
+        self._note_watched(slot, worker.watched())
+        if idle_seconds > 0 and slot.idle is None and not slot.lock.locked():
+            slot.idle = asyncio.get_running_loop().call_later(idle_seconds, self._idle, key, slot)
+        return issues, worker
+
+    def still_current(self, key: WorkerKey, worker: LintWorker) -> bool:
+        """Whether `worker` is still the key's running worker with its tool's files as it loaded them: an answer
+        it gave earlier for a text is the answer it would give for that text now (server/documents.py)."""
+        slot = self._slots.get(key)
+        return (
+            slot is not None
+            and slot.worker is worker
+            and worker.alive
+            and self._changed(slot, worker.watched()) is None
+        )
 
     async def _ready(
         self,
@@ -239,7 +312,7 @@ class WorkerPool:
 
     def _idle(self, key: WorkerKey, slot: _Slot) -> None:
         slot.idle = None
-        if slot.worker is None or slot.lock.locked():
+        if slot.worker is None or slot.lock.locked() or slot.sent is not None:
             return
         log.info("%s worker for %s: stopped after being idle", key.tool, key.root)
         task = asyncio.ensure_future(self._stop_idle(slot))

@@ -32,7 +32,7 @@ import os
 import re
 import time
 from collections import OrderedDict, deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,7 @@ class RuffWorker:
         self._refusal: str | None = None  # an error the server showed (a configuration it cannot read)
         self._rule_codes: dict[str, str | None] | None = None  # rule name -> noqa code, read when first needed
         self._folders: set[Path] = set()  # folders of the files linted (their configs are watched)
+        self._watched: tuple[int, list[Path]] | None = None  # (folders then, watched())
         self._preview: dict[Path, bool] = {}  # folder -> whether its files are linted with `lint.preview`
         self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
         self._stopped = False
@@ -179,8 +180,10 @@ class RuffWorker:
             raise WorkerError(self._refusal)
         log.info("ruff %s worker for %s: running (pid %s, positions in %s)", version, root, process.pid, encoding)
 
-    async def lint(self, file: Path, text: str, *, workspace: Path) -> list[Issue]:
-        """`file`'s findings with content `text`, as parse_ruff reads `ruff check --output-format=json`."""
+    def lint(self, file: Path, text: str, *, workspace: Path) -> Awaitable[list[Issue]]:
+        """`file`'s findings with content `text`, as parse_ruff reads `ruff check --output-format=json`. The text
+        and the request are written at the call, before anything is awaited: a lint started as a change arrives
+        is under way before the next message is read (server/documents.py, linting ahead)."""
         if file.suffix == ".ipynb":
             raise WorkerError("notebooks are linted by the ruff CLI (the worker takes text documents)")
         self._check_alive()
@@ -191,7 +194,13 @@ class RuffWorker:
             self._check_new_folder(file.parent)
             self._folders.add(file.parent)
         self._sync(uri, text)
-        report = _json_object(await self._request("textDocument/diagnostic", {"textDocument": {"uri": uri}}))
+        answer = self._request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        if self._out is not None:
+            self._out.flush()  # now, not at the end of the loop's turn: ruff starts while lintel reads on
+        return self._issues(answer, file, text, workspace)
+
+    async def _issues(self, answer: Awaitable[Any], file: Path, text: str, workspace: Path) -> list[Issue]:
+        report = _json_object(await answer)
         if self._refusal is not None:  # said before the answer: ruff read the settings first
             raise WorkerError(self._refusal)
         items = report.get("items")
@@ -228,7 +237,11 @@ class RuffWorker:
     def watched(self) -> Sequence[Path]:
         """ruff's configuration files that decide this root's files, and the binary. ruff takes each file's
         nearest configuration folder, up to the file system's root (from the file's own folder: those linted so
-        far, up to `key.root`, then the root's parents), and the user's own `ruff/` config folder when none."""
+        far, up to `key.root`, then the root's parents), and the user's own `ruff/` config folder when none.
+        Computed again only when a new folder was linted (asked before and after every lint); a file that does
+        not exist is watched too (its creation is a change)."""
+        if self._watched is not None and self._watched[0] == len(self._folders):
+            return self._watched[1]
         folders: list[Path] = []
         for folder in sorted(self._folders):
             for above in (folder, *folder.parents):
@@ -237,8 +250,10 @@ class RuffWorker:
                 folders.append(above)
         folders.extend((self.key.root, *self.key.root.parents))
         folders.append(_user_config_folder(self.env))
-        seen = dict.fromkeys(folder / name for folder in folders if folder.is_dir() for name in CONFIG_NAMES)
-        return [*seen, self.binary]
+        seen = dict.fromkeys(folder / name for folder in folders for name in CONFIG_NAMES)
+        watched = [*seen, self.binary]
+        self._watched = (len(self._folders), watched)
+        return watched
 
     async def stop(self) -> None:
         """`shutdown` and `exit`, then SIGTERM and SIGKILL to its process group; idempotent."""
@@ -338,9 +353,9 @@ class RuffWorker:
         if not self.alive:
             raise WorkerError(self.failure or "ruff server is not running")
 
-    async def _request(self, method: str, params: Any, timeout: float | None = None) -> Any:
-        """Send a request and wait for its result; WorkerError for an error answer, a timeout (the server is
-        then stopped: it is stuck) or its end. Cancelling the waiting task cancels the request too."""
+    def _request(self, method: str, params: Any, timeout: float | None = None) -> Awaitable[Any]:
+        """Send a request at once; the awaitable is its result: WorkerError for an error answer, a timeout (the
+        server is then stopped: it is stuck) or its end. Cancelling the waiting task cancels the request too."""
         if self.failure is not None:
             raise WorkerError(self.failure)
         msg_id = next(self._ids)
@@ -350,7 +365,9 @@ class RuffWorker:
         if params is not None:
             message["params"] = params
         self._write(message)
-        limit = self.request_timeout if timeout is None else timeout
+        return self._answer(method, msg_id, answer, self.request_timeout if timeout is None else timeout)
+
+    async def _answer(self, method: str, msg_id: int, answer: asyncio.Future[Any], limit: float) -> Any:
         try:
             return await asyncio.wait_for(answer, limit)
         except (asyncio.TimeoutError, TimeoutError) as exc:

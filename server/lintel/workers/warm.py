@@ -1,35 +1,82 @@
 """Lint one file through its tool's warm worker, where the CLI run it stands for is the tool's own built-in
-command on that file; the result is the RunResult run_file_check would give (docs/design.md, "Warm workers")."""
+command on that file; the result is the RunResult run_file_check would give (docs/design.md, "Warm workers").
+
+Three steps, so that the server can lint a buffer ahead of its save and finish on the save (server/documents.py):
+`warm_target` (may this file go to a worker, and with which program), `warm_issues` (the worker's answer for a
+text), `warm_result` (finalized from the file on disk, as a CLI run's)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from lintel.checks import QUIET_ENV, RunResult, keep_file_issues, plan_spec, sort_issues, timeout_for
 from lintel.config import LintelConfig
-from lintel.issues import SourceLines, finalize_issues
+from lintel.issues import SOURCE_LINES_MAX_BYTES, Issue, LineReader, SourceLines, finalize_issues
 from lintel.languages import Project, project_relpath
 from lintel.languages.binaries import resolve_binary
-from lintel.workers.base import WorkerKey
+from lintel.positions import split_lines
+from lintel.workers.base import LintWorker, WorkerKey
 from lintel.workers.pool import WorkerPool
 
 log = logging.getLogger(__name__)
 
+# How long a resolved program is taken as still right without looking again: saves in a burst share one lookup
+# (plan_spec and resolve_binary stat a dozen paths each), and a tool installed or removed is seen within this.
+PROGRAM_SECONDS = 5.0
 
-async def warm_file_lint(
-    pool: WorkerPool, project: Project, file: Path, *, workspace: Path, config: LintelConfig, text: str | None
-) -> RunResult | None:
-    """`file`'s lint from the warm worker, with the content `text` (None: the file on disk); None when the CLI
-    must run instead: no worker for the tool, a command that is not the tool's built-in one on this file (the
-    user's argv, a package.json `lint` script, which runs whole), a binary missing (the CLI run says which), or
-    the worker could not answer (the pool has reported why)."""
+
+@dataclass(frozen=True)
+class WarmTarget:
+    """How one file is linted warm: its worker, the path the CLI run names (absolute against the run's cwd, as
+    the tool makes it), the program and its environment."""
+
+    project: Project
+    tool: str
+    key: WorkerKey
+    path: Path
+    workspace: Path  # resolved: the root the findings' paths are relative to
+    binary: str
+    env: Mapping[str, str]
+    timeout: float
+    idle_seconds: float
+
+    def same_run(self, other: WarmTarget) -> bool:
+        """Whether `other` sends the same file to the same worker program."""
+        return (self.key, self.path, self.binary) == (other.key, other.path, other.binary)
+
+
+@dataclass(frozen=True)
+class _Program:
+    """A project's tool program as resolved for a configuration, and when."""
+
+    config: LintelConfig
+    binary: str | None  # None: the CLI run must say what is missing
+    env: Mapping[str, str]
+    at: float
+
+
+# Per pool (one per server), by (project root, language, tool): replaced, never grown per save.
+_programs: WeakKeyDictionary[WorkerPool, dict[tuple[Path, str, str], _Program]] = WeakKeyDictionary()
+
+
+def warm_target(
+    pool: WorkerPool, project: Project, file: Path, *, workspace: Path, config: LintelConfig, from_buffer: bool
+) -> WarmTarget | None:
+    """Where `file`'s lint goes warm; None when the CLI must run instead: no worker for the tool, a command that is
+    not the tool's built-in one on this file (the user's argv, a package.json `lint` script, which runs whole),
+    or a binary missing (the CLI run says which)."""
     if "lint" not in project.spec.checks or config.languages.get(project.language).argv_for("lint"):
         return None
-    scope = project.spec.file_scope(project, "lint", file, text is not None)
-    kind = pool.kind(scope.spec.tool)
+    scope = project.spec.file_scope(project, "lint", file, from_buffer)
+    spec = scope.spec
+    kind = pool.kind(spec.tool)
     if kind is None or scope.filter_to_file:
         return None
     declined = kind.declines(project.root)
@@ -37,52 +84,125 @@ async def warm_file_lint(
         log.debug("%s: no warm worker: %s", project.root, declined)
         return None
     workspace = workspace.resolve()
-    if plan_spec(project, scope.spec, config, workspace).missing is not None:
+    programs = _programs.setdefault(pool, {})
+    cache_key = (project.root, project.language, spec.tool)
+    now = time.monotonic()
+    program = programs.get(cache_key)
+    if program is None or program.config is not config or now - program.at > PROGRAM_SECONDS:
+        program = _Program(config, None, {}, now)
+        if plan_spec(project, spec, config, workspace).missing is None:
+            resolved = resolve_binary(
+                kind.binary,
+                project_root=project.root,
+                workspace_root=workspace,
+                setting=config.languages.get(project.language).binaries.get(kind.binary),
+                install_dirs=project.spec.install_dirs(),
+            )
+            if resolved.path is None:
+                log.info(
+                    "%s: no warm %s worker: %s not found (tried %s)",
+                    project.root,
+                    spec.tool,
+                    kind.binary,
+                    resolved.tried,
+                )
+            env = {**spec.env_defaults, **os.environ, **QUIET_ENV, **spec.env}
+            program = _Program(config, resolved.path, env, now)
+        programs[cache_key] = program
+    if program.binary is None:
         return None
-    program = resolve_binary(
-        kind.binary,
-        project_root=project.root,
-        workspace_root=workspace,
-        setting=config.languages.get(project.language).binaries.get(kind.binary),
-        install_dirs=project.spec.install_dirs(),
-    )
-    if program.path is None:
-        log.info(
-            "%s: no warm %s worker: %s not found (tried %s)", project.root, scope.spec.tool, kind.binary, program.tried
-        )
-        return None
-    if text is None:
-        try:
-            # As the tool reads it: undecodable bytes become U+FFFD (node's utf8 decoding does the same).
-            text = file.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            log.info("cannot read %s for the warm worker: %s", file, exc)
-            return None
-    spec = scope.spec
-    started = time.monotonic()
-    issues = await pool.lint(
-        WorkerKey(spec.tool, project.root),
-        # The path the CLI run names, made absolute against its cwd as the tool does.
-        project.root / project_relpath(project, file),
-        text,
+    return WarmTarget(
+        project=project,
+        tool=spec.tool,
+        key=WorkerKey(spec.tool, project.root),
+        path=project.root / project_relpath(project, file),
         workspace=workspace,
-        binary=Path(program.path),
-        env={**spec.env_defaults, **os.environ, **QUIET_ENV, **spec.env},
+        binary=program.binary,
+        env=program.env,
         timeout=timeout_for("lint", config, None),
         idle_seconds=config.editor.worker_idle_seconds,
     )
-    if issues is None:
-        return None
-    # As a CLI run's: the file's own, fingerprinted from the file on disk, in report order.
-    kept = sort_issues(finalize_issues(keep_file_issues(issues, file, workspace), SourceLines(workspace)))
+
+
+async def warm_issues(pool: WorkerPool, target: WarmTarget, text: str) -> list[Issue] | None:
+    """The worker's findings for the target file with content `text`, not finalized; None when it could not
+    answer (the pool has reported why)."""
+    return await pool.lint(
+        target.key,
+        target.path,
+        text,
+        workspace=target.workspace,
+        binary=Path(target.binary),
+        env=target.env,
+        timeout=target.timeout,
+        idle_seconds=target.idle_seconds,
+    )
+
+
+def warm_issues_now(
+    pool: WorkerPool, target: WarmTarget, text: str
+) -> asyncio.Task[tuple[list[Issue], LintWorker] | None] | None:
+    """`warm_issues` sent before this returns, when the worker is ready for it (WorkerPool.lint_now); None
+    otherwise. The answer names the worker that gave it."""
+    return pool.lint_now(
+        target.key,
+        target.path,
+        text,
+        workspace=target.workspace,
+        timeout=target.timeout,
+        idle_seconds=target.idle_seconds,
+    )
+
+
+def warm_result(
+    target: WarmTarget, issues: list[Issue], file: Path, *, started: float, text: str | None = None
+) -> RunResult:
+    """As a CLI run's result: the file's own findings, fingerprinted from the file on disk (`text`: its content,
+    just read), in report order."""
+    workspace = target.workspace
+    kept = keep_file_issues(issues, file, workspace)
+    lines: LineReader = SourceLines(workspace)
+    # SourceLines leaves files over 5 MB unread; a text of fewer characters than a quarter of that is under it.
+    if text is not None and len(text) * 4 <= SOURCE_LINES_MAX_BYTES:
+        split = split_lines(text)
+        lines = lambda _file, line: split[line - 1] if 1 <= line <= len(split) else None  # noqa: E731
+    kept = sort_issues(finalize_issues(kept, lines))
     return RunResult(
-        language=project.language,
+        language=target.project.language,
         check="lint",
-        tool=spec.tool,
-        argv=[program.path, f"(warm {spec.tool} worker)"],
-        cwd=project.root,
+        tool=target.tool,
+        argv=[target.binary, f"(warm {target.tool} worker)"],
+        cwd=target.project.root,
         status="findings" if kept else "clean",
         duration_ms=round((time.monotonic() - started) * 1000),
         issues=kept,
-        binary=program.path,
+        binary=target.binary,
     )
+
+
+def read_as_tool(file: Path) -> str | None:
+    """The file's text as the tool reads it: undecodable bytes become U+FFFD (node's utf8 decoding does the
+    same); None when it cannot be read."""
+    try:
+        return file.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        log.info("cannot read %s for the warm worker: %s", file, exc)
+        return None
+
+
+async def warm_file_lint(
+    pool: WorkerPool, project: Project, file: Path, *, workspace: Path, config: LintelConfig, text: str | None
+) -> RunResult | None:
+    """`file`'s lint from the warm worker, with the content `text` (None: the file on disk); None when the CLI
+    must run instead (see warm_target), or the worker could not answer (the pool has reported why)."""
+    target = warm_target(pool, project, file, workspace=workspace, config=config, from_buffer=text is not None)
+    if target is None:
+        return None
+    disk = read_as_tool(file) if text is None else None
+    if text is None and (text := disk) is None:
+        return None
+    started = time.monotonic()
+    issues = await warm_issues(pool, target, text)
+    if issues is None:
+        return None
+    return warm_result(target, issues, file, started=started, text=disk)
