@@ -56,8 +56,9 @@ DESCRIPTIONS: Mapping[str, str] = {
     "editor.changeDebounceMs": "Milliseconds of quiet typing before a lint-on-change run starts.",
     "editor.forwardServerDiagnostics": "Show the diagnostics of forwarded language servers (gopls, rust-analyzer…).",
     "editor.warmWorkers": (
-        "Lint on open, save and change through a warm worker per tool and project (eslint: the project's own "
-        "eslint kept loaded), with the CLI's findings; any failure falls back to the tool's CLI for that run."
+        "Lint on open, save and change through a warm worker per tool and project (the project's own eslint kept "
+        "loaded; `ruff server`), with the CLI's findings; an edited buffer is linted as it changes, for its save. "
+        "Any failure falls back to the tool's CLI for that run."
     ),
     "editor.workerIdleSeconds": "A warm lint worker unused for this many seconds is stopped (the next lint starts it).",
     "editor.dedupeServerDiagnostics": (
