@@ -98,7 +98,7 @@ def nearest_project(
     """
     workspace = workspace.resolve()
     target = file.resolve()
-    if not is_inside(target, workspace):
+    if not target.is_relative_to(workspace):  # both resolved: is_inside would resolve them again
         return None
     spec = languages.get(language) if language is not None else languages.for_file(target)
     if spec is None:

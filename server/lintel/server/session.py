@@ -95,5 +95,7 @@ class Session:
         """The innermost workspace folder that holds `path` (after symlinks)."""
         from lintel.detect import is_inside
 
-        holders = [f for f in self.folders if is_inside(path, f.root)]
+        target = path.resolve()
+        # Roots are resolved when a folder is added: the plain test first (one realpath instead of two a folder).
+        holders = [f for f in self.folders if target.is_relative_to(f.root) or is_inside(target, f.root)]
         return max(holders, key=lambda f: len(f.root.parts), default=None)
