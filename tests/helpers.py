@@ -70,12 +70,12 @@ def tool_path() -> str:
 REQUIRE_TOOLS = "LINTEL_REQUIRE_TOOLS"  # set to 1 (.ci/run does): a missing tool fails its test instead of skipping it
 
 
-def missing_tool(reason: str) -> NoReturn:
-    """Skip a test whose tool is not installed, saying which and how to get it; under LINTEL_REQUIRE_TOOLS=1 fail
-    it instead, so a set-up that did not install a tool can never leave CI green."""
+def missing_tool(reason: str, *, module: bool = False) -> NoReturn:
+    """Skip a test (a whole module, with `module`) whose tool is not installed, saying which and how to get it;
+    under LINTEL_REQUIRE_TOOLS=1 fail it instead, so a set-up that did not install a tool can never leave CI green."""
     if os.environ.get(REQUIRE_TOOLS) == "1":
         pytest.fail(f"{reason} — {REQUIRE_TOOLS}=1 requires every tool the tests drive", pytrace=False)
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=module)
 
 
 def require_tool(name: str, hint: str = "run scripts/setup-dev") -> str:

@@ -64,12 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--baseline", help="report only issues whose fingerprint is not in this lintel JSON or SARIF report"
     )
     check.add_argument("--write-baseline", help="record the current issues (lintel JSON) as a baseline file")
-    check.add_argument(
-        "--fail-level",
-        default="error",
-        choices=("error", "warning", "info"),
-        help="lowest severity that makes the exit code 1 (default: error)",
-    )
+    _add_fail_level(check)
     check.add_argument("--timeout", type=float, help="seconds per tool run (clamped to 1–1800; default per check)")
     check.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     check.add_argument(
@@ -111,6 +106,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_fail_level(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--fail-level",
+        default="error",
+        choices=("error", "warning", "info"),
+        help="lowest severity that makes the exit code 1 (default: error)",
+    )
+
+
 def _add_merge(subcommands: argparse._SubParsersAction[_Parser]) -> None:
     merge = subcommands.add_parser("merge", help="merge lintel JSON reports and SARIF logs (CI shards) into one")
     merge.add_argument("files", nargs="+", metavar="FILE", help="lintel JSON reports and SARIF logs lintel wrote")
@@ -122,12 +126,7 @@ def _add_merge(subcommands: argparse._SubParsersAction[_Parser]) -> None:
         help="output format (default: the inputs' format when they all share one, else json)",
     )
     merge.add_argument("--output", help="write the report (in --format) to this file and print text on stdout")
-    merge.add_argument(
-        "--fail-level",
-        default="error",
-        choices=("error", "warning", "info"),
-        help="lowest severity that makes the exit code 1 (default: error)",
-    )
+    _add_fail_level(merge)
     merge.add_argument(
         "--baseline", help="report only issues whose fingerprint is not in this lintel JSON or SARIF report"
     )

@@ -22,14 +22,11 @@ from lsprotocol import types
 
 from tests.e2e.conftest import Start, tool_env
 from tests.e2e.test_faults import HANGING_TOOL, MARKER_TOOL, assert_gone, error_of, running, wait_for_pids
-from tests.helpers import REQUIRE_TOOLS, copy_workspace, missing_tool, require_path, require_tool
+from tests.helpers import copy_workspace, missing_tool, require_path, require_tool
 
 if importlib.util.find_spec("mcp") is None:
     # The SDK comes with the dev extra (scripts/setup-dev); under LINTEL_REQUIRE_TOOLS=1 its absence fails.
-    _NO_SDK = "the MCP SDK is not installed (pip install -e '.[dev]', or run scripts/setup-dev)"
-    if os.environ.get(REQUIRE_TOOLS) == "1":
-        pytest.fail(f"{_NO_SDK} — {REQUIRE_TOOLS}=1 requires every tool the tests drive", pytrace=False)
-    pytest.skip(_NO_SDK, allow_module_level=True)
+    missing_tool("the MCP SDK is not installed (pip install -e '.[dev]', or run scripts/setup-dev)", module=True)
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client

@@ -61,14 +61,10 @@ class AgentCommands:
         folder, project = self._project(args)
         script = actions.check_script(params.command, project, args)  # refused before any progress is shown
         title = f"lintel: {project.language} script {script}"
-        progress = self.progress(self.commands.server, params.work_done_token, title)
-        await progress.begin()
-        try:
+        async with self.progress(self.commands.server, params.work_done_token, title) as progress:
             result = await actions.run_package_script(
                 params.command, folder, project, args, trusted=self.trusted, on_start=progress.started
             )
-        finally:
-            progress.end()
         return result.result_json()
 
     # -- shared ------------------------------------------------------------------------------------------
@@ -87,12 +83,8 @@ class AgentCommands:
         selection: Selection,
     ) -> Any:
         title = f"lintel: {project.language} test (subset)"
-        progress = self.progress(self.commands.server, params.work_done_token, title)
-        await progress.begin()
-        try:
+        async with self.progress(self.commands.server, params.work_done_token, title) as progress:
             result = await actions.run_test_selection(folder, project, selection, args, on_start=progress.started)
-        finally:
-            progress.end()
         # Only the files the subset covers (and those it mentions) get their test diagnostics replaced.
         scopes: list[Path] = list(selection.files)
         self.commands.diagnostics.publish_run(folder, result, "test", scopes)

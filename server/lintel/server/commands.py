@@ -126,9 +126,7 @@ class Commands:
         folder, project = self.project(args)
         actions.require_trust(self.server.session.trusted)
         actions.require_check(params.command, project, check)
-        progress = Progress(self.server, params.work_done_token, f"lintel: {project.language} {check}")
-        await progress.begin()
-        try:
+        async with Progress(self.server, params.work_done_token, f"lintel: {project.language} {check}") as progress:
             result = await actions.run_project_check(
                 params.command,
                 folder,
@@ -138,8 +136,6 @@ class Commands:
                 trusted=self.server.session.trusted,
                 on_start=lambda pid: progress.started(pid),
             )
-        finally:
-            progress.end()
         channel = "test" if check == "test" else check
         self.diagnostics.publish_run(folder, result, channel, project.root)
         return result.result_json()
@@ -160,12 +156,8 @@ class Commands:
             chosen = select_validators(folder.config.validators, args.ids)
         except ValueError as exc:
             raise invalid(f"{VALIDATE}: {exc}") from exc
-        progress = Progress(self.server, params.work_done_token, "lintel: validators")
-        await progress.begin()
-        try:
+        async with Progress(self.server, params.work_done_token, "lintel: validators"):
             results = await run_validators(chosen, folder.root, concurrency=folder.config.validator_concurrency)
-        finally:
-            progress.end()
         for result in results:
             self.diagnostics.publish_validation(folder, result)
         return [r.to_json() for r in results]
@@ -175,9 +167,7 @@ class Commands:
         lintel.testsCovering."""
         folder, project = self.project(args)
         actions.require_trust(self.server.session.trusted)
-        progress = Progress(self.server, params.work_done_token, f"lintel: {project.language} coverage")
-        await progress.begin()
-        try:
+        async with Progress(self.server, params.work_done_token, f"lintel: {project.language} coverage") as progress:
             result = await actions.run_coverage(
                 params.command,
                 folder,
@@ -187,8 +177,6 @@ class Commands:
                 trusted=self.server.session.trusted,
                 on_start=progress.started,
             )
-        finally:
-            progress.end()
         return result.result_json()
 
     async def tests_covering(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
@@ -196,9 +184,9 @@ class Commands:
         there is none, or the file changed since)."""
         folder, project, target = actions.covering_target(params.command, self.server.session.folders, args)
         actions.require_trust(self.server.session.trusted)
-        progress = Progress(self.server, params.work_done_token, f"lintel: tests covering {target.name}:{args.line}")
-        await progress.begin()
-        try:
+        async with Progress(
+            self.server, params.work_done_token, f"lintel: tests covering {target.name}:{args.line}"
+        ) as progress:
             return await actions.covering_tests(
                 params.command,
                 folder,
@@ -209,8 +197,6 @@ class Commands:
                 trusted=self.server.session.trusted,
                 on_start=progress.started,
             )
-        finally:
-            progress.end()
 
     async def restart_servers(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         """The language servers navigation goes to (of `language`, or all), restarted — a given-up one too."""
@@ -220,7 +206,8 @@ class Commands:
 
 
 class Progress:
-    """Work-done progress on the client's token (if it gave one): the tool's name and elapsed time."""
+    """Work-done progress on the client's token (if it gave one): the tool's name and elapsed time, from entering
+    `async with` to leaving it, however it is left."""
 
     def __init__(self, server: LintelServer, token: types.ProgressToken | None, title: str) -> None:
         self.server = server
@@ -244,6 +231,13 @@ class Progress:
         cancelled = self.server.work_done_progress.tokens.get(self.token)
         if cancelled is not None and task is not None:
             cancelled.add_done_callback(lambda f: task.cancel() if f.cancelled() else None)
+
+    async def __aenter__(self) -> Progress:
+        await self.begin()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.end()
 
     def started(self, pid: int) -> None:
         if self.token is not None:

@@ -69,6 +69,14 @@ async def _raises(exc: BaseException) -> list[Issue]:
     raise exc
 
 
+def _failure(key: WorkerKey, exc: Exception, timeout: float) -> str:
+    """What a failed request is reported as; a bug in a worker (not a WorkerError or a timeout) is logged whole."""
+    if isinstance(exc, (WorkerError, asyncio.TimeoutError)):
+        return f"failed ({str(exc) or f'no answer within {timeout:g}s'})"
+    log.exception("%s worker for %s: unexpected error", key.tool, key.root)
+    return f"failed ({exc!r})"
+
+
 def _kill(worker: object) -> None:
     """SIGKILL a worker's processes at once, where it can (LintWorker.stop is async: no use at exit)."""
     kill = getattr(worker, "kill", None)
@@ -147,18 +155,10 @@ class WorkerPool:
                 return None
             try:
                 issues = await _within(worker.lint(file, text, workspace=workspace), timeout)
-            except (WorkerError, asyncio.TimeoutError) as exc:
-                reason = str(exc) or f"no answer within {timeout:g}s"
-                await self._failed(key, slot, f"failed ({reason})")
+            except Exception as exc:  # a bug in a worker, too, must not take lint on save with it
+                await self._failed(key, slot, _failure(key, exc, timeout))
                 return None
-            except Exception as exc:  # a bug in a worker must not take lint on save with it
-                log.exception("%s worker for %s: unexpected error", key.tool, key.root)
-                await self._failed(key, slot, f"failed ({exc!r})")
-                return None
-            slot.failures = 0
-            self._note_watched(slot, worker.watched())  # files its answer named (a config found) join the watch
-            if idle_seconds > 0:
-                slot.idle = asyncio.get_running_loop().call_later(idle_seconds, self._idle, key, slot)
+            self._answered(key, slot, worker, idle_seconds)
             return issues
 
     def lint_now(
@@ -201,19 +201,22 @@ class WorkerPool:
         try:
             issues = await _within(answer, timeout)
         except Exception as exc:  # a bug in a worker, too, must not take lint on save with it
-            if not isinstance(exc, (WorkerError, asyncio.TimeoutError)):
-                log.exception("%s worker for %s: unexpected error", key.tool, key.root)
-            reason = str(exc) or f"no answer within {timeout:g}s"
+            what = _failure(key, exc, timeout)
             slot.sent = None  # the lock's next holder must not wait for this very task
             async with slot.lock:
                 if slot.worker is worker and not self._closed:
-                    await self._failed(key, slot, f"failed ({reason})")
+                    await self._failed(key, slot, what)
             return None
+        # A `lint` holding the lock now arms the idle stop when it ends.
+        self._answered(key, slot, worker, 0 if slot.lock.locked() or slot.idle is not None else idle_seconds)
+        return issues, worker
+
+    def _answered(self, key: WorkerKey, slot: _Slot, worker: LintWorker, idle_seconds: float) -> None:
+        """After an answer: no failure in a row, the files it named (a config found) watched, the idle stop armed."""
         slot.failures = 0
         self._note_watched(slot, worker.watched())
-        if idle_seconds > 0 and slot.idle is None and not slot.lock.locked():
+        if idle_seconds > 0:
             slot.idle = asyncio.get_running_loop().call_later(idle_seconds, self._idle, key, slot)
-        return issues, worker
 
     def still_current(self, key: WorkerKey, worker: LintWorker) -> bool:
         """Whether `worker` is still the key's running worker with its tool's files as it loaded them: an answer
