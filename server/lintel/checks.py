@@ -317,8 +317,13 @@ async def run_file_check(  # noqa: PLR0913 - keyword options of one call, passed
 
 def keep_file_issues(issues: Iterable[Issue], file: Path, workspace: Path) -> list[Issue]:
     """The findings of `file` (absolute) among a run's, whose paths are relative to `workspace` (resolved)."""
-    wanted = _relative(file, workspace)
+    wanted = issue_file_name(file, workspace)
     return [i for i in issues if i.file == wanted]
+
+
+def issue_file_name(file: Path, workspace: Path) -> str:
+    """How a run's findings name `file` (absolute): relative to `workspace` (resolved), else absolute."""
+    return _relative(file, workspace)
 
 
 async def run_planned(

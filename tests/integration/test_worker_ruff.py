@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 import subprocess
 from collections import Counter
@@ -233,6 +234,41 @@ async def test_edits_between_lints(tmp_path: Path, start_worker: Start) -> None:
     assert [i.rule for i in second] == ["F821"]
     assert await assert_same_as_cli(worker, root, file, "import os\n") == first
     assert await worker.lint(file, "import os\n", workspace=root) == first  # unchanged text: no change sent
+
+
+async def test_changes_are_sent_as_edits_and_the_server_copy_stays_exact(
+    tmp_path: Path, start_worker: Start, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A changed text goes to the server as the edit between its copy and the new text (positions in code points);
+    after a dozen random edits (emoji, accents, whole lines, at the start, the end, anywhere) every lint still
+    equals the CLI's on that text. A text with CR line ends is sent whole (LSP lines also end at a lone CR)."""
+    root = write_project(tmp_path / "edited")
+    worker = await start_worker(root)
+    assert worker.encoding == "utf-32"
+    changes: list[dict[str, Any]] = []
+    notify = worker._notify
+
+    def recording(method: str, params: Any) -> None:
+        if method == "textDocument/didChange":
+            changes.extend(params["contentChanges"])
+        notify(method, params)
+
+    monkeypatch.setattr(worker, "_notify", recording)
+    file = root / "pkg" / "big.py"
+    text = generated_source(30, "\n")
+    await assert_same_as_cli(worker, root, file, text)
+    rng = random.Random(14)
+    snippets = ["x = 😀\n", "é", "import os\n", "", "def g(:\n", "    return None\n", "# 😀é\n"]
+    for step in range(12):
+        at = (0, len(text))[step] if step < 2 else rng.randrange(len(text))
+        removed = rng.randrange(0, 40) if step % 3 else 0
+        text = text[:at] + rng.choice(snippets) + text[at + removed :]
+        await assert_same_as_cli(worker, root, file, text)
+    assert len(changes) == 12
+    assert all("range" in change and len(change["text"]) < 20 for change in changes)
+    changes.clear()
+    await assert_same_as_cli(worker, root, file, text.replace("\n", "\r\n"))
+    assert [sorted(change) for change in changes] == [["text"]]
 
 
 async def test_byte_order_mark(tmp_path: Path, start_worker: Start) -> None:

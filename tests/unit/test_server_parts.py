@@ -8,10 +8,11 @@ from collections.abc import Awaitable, Callable
 import pytest
 from lintel.issues import make_issue
 from lintel.positions import convert_column
-from lintel.server.convert import issue_to_diagnostic, unit_for
+from lintel.server.convert import issue_to_diagnostic, plain_diagnostic_json, unit_for
 from lintel.server.scheduler import Scheduler
 from lintel.server.store import DiagnosticsStore
 from lsprotocol import types
+from pygls.protocol import default_converter
 
 LINE = 'price = "café" if x == None else 1  # 😀 y'
 
@@ -54,6 +55,27 @@ def test_issue_without_column_spans_the_line() -> None:
     issue = make_issue(kind="format", message="not formatted", source="gofmt", file="a.go", line=1)
     diag = issue_to_diagnostic(issue, {0: "package main"}.get)
     assert (diag.range.start.character, diag.range.end.character) == (0, len("package main"))
+
+
+def test_plain_diagnostics_are_written_as_pyglss_converter_writes_them() -> None:
+    converter = default_converter()  # type: ignore[no-untyped-call]
+    position = types.Position(line=4, character=2)
+    span = types.Range(start=position, end=types.Position(line=5, character=0))
+    issue = make_issue(kind="lint", message="`os` imported but unused", source="ruff", file="a.py", line=5, rule="F401")
+    plain = [
+        issue_to_diagnostic(issue, {4: "import os"}.get),
+        types.Diagnostic(range=span, message="no severity, code or source"),
+        types.Diagnostic(range=span, message='é😀\n"quoted"', severity=types.DiagnosticSeverity.Hint, code=7),
+        types.Diagnostic(range=span, message="m", data={"nested": [1, {"a": None}], "n": 2.5}, source="mypy"),
+    ]
+    for diag in plain:
+        assert plain_diagnostic_json(diag) == converter.unstructure(diag)
+    others = [
+        types.Diagnostic(range=span, message="m", tags=[types.DiagnosticTag.Unnecessary]),
+        types.Diagnostic(range=span, message="m", code_description=types.CodeDescription(href="https://x.dev/r")),
+        types.Diagnostic(range=span, message="m", related_information=[]),
+    ]
+    assert [plain_diagnostic_json(diag) for diag in others] == [None, None, None]
 
 
 def diagnostic(message: str) -> types.Diagnostic:

@@ -126,6 +126,11 @@ class PublishingServer:
     def text_document_publish_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
         self.published.append((params.uri, [d.message for d in params.diagnostics]))
 
+    def send_json(self, message: dict[str, Any]) -> None:
+        assert message["method"] == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+        params = message["params"]
+        self.published.append((params["uri"], [d["message"] for d in params["diagnostics"]]))
+
 
 def test_diagnostics_publish_what_changed_or_what_a_save_waits_for() -> None:
     server = PublishingServer()

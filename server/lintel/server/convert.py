@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from lsprotocol import types
 
@@ -73,3 +74,30 @@ def issue_to_diagnostic(
         source=issue.source,
         data={"signature": issue.signature, "fingerprint": issue.fingerprint, "kind": issue.kind},
     )
+
+
+def plain_diagnostic_json(diagnostic: types.Diagnostic) -> dict[str, Any] | None:
+    """`diagnostic` as pygls's converter writes it, for one with no tags, related information or code description
+    (every diagnostic lintel makes of an Issue): written field by field, ~5x faster than the converter on every
+    save's publish. None for another (a child server's may have them): the converter writes that one."""
+    if diagnostic.tags is not None or diagnostic.related_information is not None:
+        return None
+    if diagnostic.code_description is not None:
+        return None
+    start, end = diagnostic.range.start, diagnostic.range.end
+    written: dict[str, Any] = {
+        "range": {
+            "start": {"line": start.line, "character": start.character},
+            "end": {"line": end.line, "character": end.character},
+        },
+        "message": diagnostic.message,
+    }
+    if diagnostic.severity is not None:
+        written["severity"] = int(diagnostic.severity)
+    if diagnostic.code is not None:
+        written["code"] = diagnostic.code
+    if diagnostic.source is not None:
+        written["source"] = diagnostic.source
+    if diagnostic.data is not None:
+        written["data"] = diagnostic.data
+    return written

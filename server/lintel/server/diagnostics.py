@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
 from lintel.checks import RunResult
 from lintel.issues import Issue
-from lintel.positions import split_lines
+from lintel.positions import lines_of, split_lines
 from lintel.server.advertised import PULL_DIAGNOSTICS
-from lintel.server.convert import issue_to_diagnostic, unit_for
+from lintel.server.convert import issue_to_diagnostic, plain_diagnostic_json, unit_for
 from lintel.server.session import Folder
 from lintel.server.shared import uri_path
 from lintel.validators import ValidateResult
@@ -23,13 +23,16 @@ if TYPE_CHECKING:
     from lintel.server.app import LintelServer
 
 
+_PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+
+
 def line_reader(document: TextDocument | None, path: Path | None) -> Callable[[int], str | None]:
     """0-based line -> text, from the open buffer when there is one, else from disk."""
     lines: Sequence[str] | None = None
     if document is not None:
         try:
             # Not `document.lines`: pygls splits with str.splitlines, which breaks at \x0c, \u2028 and more.
-            lines = split_lines(document.source)
+            lines = lines_of(document.source)
         except OSError:
             lines = None
     if lines is None and path is not None:
@@ -80,12 +83,17 @@ class Diagnostics:
             return
         for uri in uris:
             document = server.workspace.text_documents.get(uri)
+            version = document.version if document else None
+            diagnostics = session.store.merged(uri, dedupe=self._dedupe(uri))
+            written = [plain_diagnostic_json(d) for d in diagnostics]
+            if all(item is not None for item in written):
+                params: dict[str, Any] = {"uri": uri, "diagnostics": written}
+                if version is not None:
+                    params["version"] = version
+                server.send_json({"jsonrpc": "2.0", "method": _PUBLISH, "params": params})
+                continue
             server.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(
-                    uri=uri,
-                    diagnostics=session.store.merged(uri, dedupe=self._dedupe(uri)),
-                    version=document.version if document else None,
-                )
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
             )
 
     def _dedupe(self, uri: str) -> bool:

@@ -92,8 +92,15 @@ class Documents:
         self.server.notifier.once(cause, reason)
 
     async def check_file(self, uri: str, check: FileCheck, use_buffer: bool) -> None:
+        if not self.server.session.trusted:
+            return
+        if check == "lint" and not use_buffer:
+            saved = await self.saved_as_linted_ahead(uri)
+            if saved is not None:
+                self.diagnostics.put(uri, check, self.diagnostics.of_issues(uri, saved.issues), publish_unchanged=True)
+                return
         located = self.locate(uri)
-        if located is None or not self.server.session.trusted:
+        if located is None:
             return
         folder, project, path = located
         document = self.server.workspace.text_documents.get(uri)
@@ -133,15 +140,39 @@ class Documents:
             return None
         ahead = self.ahead.get(uri)
         if ahead is not None and ahead.text == text and ahead.config is folder.config and ahead.target.same_run(target):
-            await asyncio.wait({ahead.answer})  # never cancelled from here: the run ahead is not this task's
-            answer = None if ahead.answer.cancelled() else ahead.answer.result()
-            if answer is not None and self.workers.still_current(target.key, answer[1]):
-                return warm_result(target, answer[0], path, started=ahead.started, text=disk)
+            taken = await self._ahead_result(ahead, target, disk)
+            if taken is not None:
+                return taken
         started = time.monotonic()
         issues = await warm_issues(self.workers, target, text)
         if issues is None:
             return None
-        return warm_result(target, issues, path, started=started, text=disk)
+        return warm_result(target, issues, started=started, text=disk)
+
+    async def saved_as_linted_ahead(self, uri: str) -> RunResult | None:
+        """The save's lint, when the file on disk is the text its buffer was linted ahead with, by the worker
+        and configuration the buffer's located target names (the lint ahead's, located within LOCATED_SECONDS:
+        a save right after its change does not locate again), the worker still current; None otherwise, and
+        the save lints as any save does."""
+        ahead = self.ahead.get(uri)
+        fresh = self._fresh_location(uri)
+        path = uri_path(uri)
+        if ahead is None or fresh is None or path is None:
+            return None
+        folder, target = fresh
+        if target is None or target is not ahead.target or ahead.config is not folder.config:
+            return None
+        disk = read_as_tool(path)
+        return await self._ahead_result(ahead, target, disk) if disk == ahead.text else None
+
+    async def _ahead_result(self, ahead: _Ahead, target: WarmTarget, disk: str | None) -> RunResult | None:
+        """The lint ahead's answer as the save's result (`disk`: the file's text, just read, when it is the file
+        that is linted), if its worker is still current; None when it cannot be taken."""
+        await asyncio.wait({ahead.answer})  # never cancelled from here: the run ahead is not this task's
+        answer = None if ahead.answer.cancelled() else ahead.answer.result()
+        if answer is None or not self.workers.still_current(target.key, answer[1]):
+            return None
+        return warm_result(target, answer[0], started=ahead.started, text=disk)
 
     def lint_ahead(self, uri: str) -> None:
         """Send the buffer's text to its worker for the save to come; called as the change arrives (before any
@@ -171,17 +202,24 @@ class Documents:
         self._ahead_busy.add(uri)
         answer.add_done_callback(lambda done: self._ahead_ended(uri, done))
 
+    def _fresh_location(self, uri: str) -> tuple[Folder, WarmTarget | None] | None:
+        """The document's folder and lint target as located less than LOCATED_SECONDS ago, while the folder
+        and its configuration stay; None when it must be located again."""
+        known = self._located.get(uri)
+        if known is None:
+            return None
+        at, config, folder, target = known
+        if time.monotonic() - at >= LOCATED_SECONDS or folder.config is not config:
+            return None
+        return (folder, target) if folder in self.server.session.folders else None
+
     def _ahead_target(self, uri: str) -> tuple[Folder, WarmTarget | None] | None:
         """The document's folder and where its lint ahead goes (None: not to a worker; the save will lint it as
         it lints it, from the file on disk), remembered for LOCATED_SECONDS while the folder's configuration
-        stays: a lint ahead runs on every change. A project changed meanwhile costs nothing wrong: the save
-        locates afresh and takes the answer only for the same worker, file and program (`WarmTarget.same_run`)."""
-        now = time.monotonic()
-        known = self._located.get(uri)
-        if known is not None:
-            at, config, folder, target = known
-            if now - at < LOCATED_SECONDS and folder.config is config and folder in self.server.session.folders:
-                return folder, target
+        stays: a lint ahead runs on every change, and the save that follows it takes the same target."""
+        fresh = self._fresh_location(uri)
+        if fresh is not None:
+            return fresh
         located = self.locate(uri)
         if located is None:
             self._located.pop(uri, None)
@@ -189,7 +227,7 @@ class Documents:
         folder, project, path = located
         config = folder.config
         target = warm_target(self.workers, project, path, workspace=folder.root, config=config, from_buffer=False)
-        self._located[uri] = (now, config, folder, target)
+        self._located[uri] = (time.monotonic(), config, folder, target)
         return folder, target
 
     def _ahead_ended(self, uri: str, answer: asyncio.Future[tuple[list[Issue], LintWorker] | None]) -> None:
@@ -228,7 +266,8 @@ class Documents:
         if folder is not None and folder.config.editor.lint_on_open:
             self.schedule(uri, "lint", use_buffer=False, delay_ms=0)
 
-    async def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+    def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+        """Synchronous (pygls then calls it without a task of its own): one comes with every keystroke."""
         uri = params.text_document.uri
         folder = self.folder(uri)
         if folder is None:
@@ -325,8 +364,8 @@ def setup(server: LintelServer, diagnostics: Diagnostics, reload: Reload, worker
         await documents.did_open(params)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    async def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        await documents.did_change(params)
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        documents.did_change(params)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(params: types.DidSaveTextDocumentParams) -> None:

@@ -4,6 +4,7 @@ the diagnostics store, the run scheduler and what the user has been told."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,10 @@ log = logging.getLogger(__name__)
 
 # initializationOptions keys that are not configuration.
 _NOT_CONFIG = ("trusted",)
+
+# How long Session.folder_for's answer for a path stands (unless the folders change), and how many are kept.
+FOLDER_SECONDS = 2.0
+FOLDER_ANSWERS = 512
 
 
 # The session is made with the server, before `initialize` is answered; the engine (configuration models,
@@ -91,11 +96,31 @@ class Session:
     store: DiagnosticsStore = field(default_factory=DiagnosticsStore)
     scheduler: Scheduler = field(default_factory=Scheduler)
 
+    # path -> (when, the folders then, the answer): folder_for's answers of the last FOLDER_SECONDS.
+    _folder_of: dict[Path, tuple[float, tuple[Folder, ...], Folder | None]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+
     def folder_for(self, path: Path) -> Folder | None:
-        """The innermost workspace folder that holds `path` (after symlinks)."""
+        """The innermost workspace folder that holds `path` (after symlinks). The answer stands for FOLDER_SECONDS
+        while the folders stay the same: a save asks it three times (its change, its save, its publish), each a
+        realpath of the path (~50 us when the cache is cold); a symlink changed meanwhile is seen that late."""
+        folders = tuple(self.folders)
+        now = time.monotonic()
+        known = self._folder_of.get(path)
+        if known is not None and now - known[0] < FOLDER_SECONDS and _same(known[1], folders):
+            return known[2]
         from lintel.detect import is_inside
 
         target = path.resolve()
         # Roots are resolved when a folder is added: the plain test first (one realpath instead of two a folder).
-        holders = [f for f in self.folders if target.is_relative_to(f.root) or is_inside(target, f.root)]
-        return max(holders, key=lambda f: len(f.root.parts), default=None)
+        holders = [f for f in folders if target.is_relative_to(f.root) or is_inside(target, f.root)]
+        found = max(holders, key=lambda f: len(f.root.parts), default=None)
+        if len(self._folder_of) >= FOLDER_ANSWERS:
+            self._folder_of.clear()
+        self._folder_of[path] = (now, folders, found)
+        return found
+
+
+def _same(these: tuple[Folder, ...], those: tuple[Folder, ...]) -> bool:
+    return len(these) == len(those) and all(a is b for a, b in zip(these, those, strict=True))

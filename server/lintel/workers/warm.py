@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from lintel.checks import QUIET_ENV, RunResult, keep_file_issues, plan_spec, sort_issues, timeout_for
+from lintel.checks import QUIET_ENV, RunResult, issue_file_name, plan_spec, sort_issues, timeout_for
 from lintel.config import LintelConfig
 from lintel.issues import SOURCE_LINES_MAX_BYTES, Issue, LineReader, SourceLines, finalize_issues
 from lintel.languages import Project, project_relpath
 from lintel.languages.binaries import resolve_binary
-from lintel.positions import split_lines
+from lintel.positions import lines_of
 from lintel.workers.base import LintWorker, WorkerKey
 from lintel.workers.pool import WorkerPool
 
@@ -42,6 +42,7 @@ class WarmTarget:
     key: WorkerKey
     path: Path
     workspace: Path  # resolved: the root the findings' paths are relative to
+    file_name: str  # the linted file as the findings name it (relative to the workspace)
     binary: str
     env: Mapping[str, str]
     timeout: float
@@ -117,6 +118,7 @@ def warm_target(
         key=WorkerKey(spec.tool, project.root),
         path=project.root / project_relpath(project, file),
         workspace=workspace,
+        file_name=issue_file_name(file, workspace),
         binary=program.binary,
         env=program.env,
         timeout=timeout_for("lint", config, None),
@@ -154,17 +156,15 @@ def warm_issues_now(
     )
 
 
-def warm_result(
-    target: WarmTarget, issues: list[Issue], file: Path, *, started: float, text: str | None = None
-) -> RunResult:
-    """As a CLI run's result: the file's own findings, fingerprinted from the file on disk (`text`: its content,
-    just read), in report order."""
+def warm_result(target: WarmTarget, issues: list[Issue], *, started: float, text: str | None = None) -> RunResult:
+    """As a CLI run's result: the target file's own findings, fingerprinted from the file on disk (`text`: its
+    content, just read), in report order."""
     workspace = target.workspace
-    kept = keep_file_issues(issues, file, workspace)
+    kept = [issue for issue in issues if issue.file == target.file_name]
     lines: LineReader = SourceLines(workspace)
     # SourceLines leaves files over 5 MB unread; a text of fewer characters than a quarter of that is under it.
     if text is not None and len(text) * 4 <= SOURCE_LINES_MAX_BYTES:
-        split = split_lines(text)
+        split = lines_of(text)
         lines = lambda _file, line: split[line - 1] if 1 <= line <= len(split) else None  # noqa: E731
     kept = sort_issues(finalize_issues(kept, lines))
     return RunResult(
@@ -205,4 +205,4 @@ async def warm_file_lint(
     issues = await warm_issues(pool, target, text)
     if issues is None:
         return None
-    return warm_result(target, issues, file, started=started, text=disk)
+    return warm_result(target, issues, started=started, text=disk)
