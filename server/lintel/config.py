@@ -140,7 +140,8 @@ class EditorSettings(_Model):
     # On change the unsaved text goes to the tool on stdin (ruff, eslint); tools without stdin wait for a save.
     lint_on_change: bool = False
     format_check: bool = True
-    # A save while the previous run for that file is still going waits this long (a save storm collapses).
+    # A save while the previous run for that file is still going waits this long (a save storm collapses); not a
+    # lint on a warm worker, which is a request, not a process.
     save_debounce_ms: int = Field(100, ge=0, le=10_000)
     change_debounce_ms: int = Field(500, ge=0, le=10_000)
     forward_server_diagnostics: bool = True

@@ -445,3 +445,17 @@ async def test_a_config_change_after_the_lint_ahead_is_the_saves_config(start: S
     assert any(str(d.code).startswith("D1") for d in published)
     assert ruff_findings(published) == cli_findings(editor.root, PY_FILE)
     assert the_ruff_server(editor.root) != first
+
+
+async def test_saves_on_a_warm_worker_are_not_debounced(start: Start) -> None:
+    """A lint on a warm worker is a request, not a process: saves in quick succession are each linted at once,
+    where the CLI's runs would wait `saveDebounceMs` (here 10 s) from the third save in that window on."""
+    require_linter("python")
+    editor = await start("python", init_options={**NO_FORMAT_CHECK, "editor": {"saveDebounceMs": 10_000}})
+    uri, _ = await open_and_wait(editor, PY_FILE)
+    original = editor.path(PY_FILE).read_text(encoding="utf-8")
+    for i in range(6):
+        editor.save(uri, f"{original}\nvalue_{i} = undefined_{i}\n")
+        name = f"undefined_{i}"
+        await editor.wait_for_diagnostics(uri, lambda ds: any(name in d.message for d in ds), 8.0)  # noqa: B023
+    assert ruff_findings(editor.diagnostics(uri, "ruff")) == cli_findings(editor.root, PY_FILE)

@@ -52,7 +52,10 @@ DESCRIPTIONS: Mapping[str, str] = {
     "editor.formatCheck": "Report files the language's formatter would change.",
     "editor.maxForwardedFileKb": "Files larger than this many KiB are not sent to the language servers navigation "
     "uses (a huge generated file would slow every other request); 0 means no limit.",
-    "editor.saveDebounceMs": "A save while the previous run for that file is still going waits this many milliseconds.",
+    "editor.saveDebounceMs": (
+        "A save while the previous run for that file is still going waits this many milliseconds "
+        "(not a lint on a warm worker: a request, not a process)."
+    ),
     "editor.changeDebounceMs": "Milliseconds of quiet typing before a lint-on-change run starts.",
     "editor.forwardServerDiagnostics": "Show the diagnostics of forwarded language servers (gopls, rust-analyzer…).",
     "editor.warmWorkers": (

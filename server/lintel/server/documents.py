@@ -286,7 +286,11 @@ class Documents:
             return
         editor = folder.config.editor
         if editor.lint_on_save:
-            self.schedule(uri, "lint", use_buffer=False, delay_ms=0, busy_delay_ms=editor.save_debounce_ms)
+            # A lint that goes to a warm worker is a request, not a process: a save storm needs no debounce.
+            fresh = self._fresh_location(uri)
+            warm = fresh is not None and fresh[1] is not None
+            busy_delay_ms = 0 if warm else editor.save_debounce_ms
+            self.schedule(uri, "lint", use_buffer=False, delay_ms=0, busy_delay_ms=busy_delay_ms)
         if editor.format_check:
             self.schedule(uri, "format", use_buffer=False, delay_ms=0, busy_delay_ms=editor.save_debounce_ms)
         if any(v.run_on_save for v in folder.config.validators):
