@@ -3,18 +3,20 @@ child servers' commands, lifecycle the child servers themselves, everyone the on
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from lintel.proxy.manager import Manager
 from lintel.server import commands, lifecycle
+from lintel.server import session as session_module
 from lintel.server.advertised import DOCUMENT_REQUESTS
 from lintel.server.app import LintelServer
 from lintel.server.commands import OFFERED, Commands
 from lintel.server.diagnostics import Diagnostics
 from lintel.server.documents import AheadListener
-from lintel.server.session import Session
+from lintel.server.session import Folder, Session
 from lintel.server.shared import NOT_FORWARDED
 from lintel.server.wiring import create_server, wire
 from lsprotocol import types
@@ -144,3 +146,29 @@ def test_diagnostics_publish_what_changed_or_what_a_save_waits_for() -> None:
         ("file:///w/a.py", ["one"]),
         ("file:///w/a.py", ["one", "two"]),
     ]
+
+
+def test_folder_for_answers_stand_while_the_folders_stay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session.folder_for remembers its answers for FOLDER_SECONDS, and forgets them when the folders change (a
+    folder added, replaced or removed) or when that time is up (a symlink changed meanwhile)."""
+    outer, inner = tmp_path / "repo", tmp_path / "repo" / "service"
+    (inner / "pkg").mkdir(parents=True)
+    file = inner / "pkg" / "mod.py"
+    session = Session(folders=[Folder(root=outer.resolve(), uri=outer.as_uri())])
+    assert session.folder_for(file) is session.folders[0]
+    nested = Folder(root=inner.resolve(), uri=inner.as_uri())
+    session.folders.append(nested)  # mutated in place, as lifecycle adds a folder
+    assert session.folder_for(file) is nested
+    session.folders = []
+    assert session.folder_for(file) is None
+
+    # Within FOLDER_SECONDS the path is not resolved again: a link swapped meanwhile is seen when they are up.
+    link = tmp_path / "link"
+    link.symlink_to(outer)
+    session.folders = [Folder(root=outer.resolve(), uri=outer.as_uri())]
+    assert session.folder_for(link / "service" / "pkg" / "mod.py") is session.folders[0]
+    link.unlink()
+    link.symlink_to(tmp_path / "elsewhere")
+    assert session.folder_for(link / "service" / "pkg" / "mod.py") is session.folders[0]
+    monkeypatch.setattr(session_module, "FOLDER_SECONDS", 0.0)  # the time is up
+    assert session.folder_for(link / "service" / "pkg" / "mod.py") is None
