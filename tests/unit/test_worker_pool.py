@@ -107,6 +107,22 @@ async def test_one_worker_serves_every_request_of_its_key(tmp_path: Path) -> Non
     assert harness.made[0].stopped
 
 
+async def test_running_says_whether_a_lint_is_a_request_to_a_worker_up(tmp_path: Path) -> None:
+    """A save is not debounced when its lint goes to a running worker (server/documents.py): not before one
+    started, not after a failure stopped it, not after stop_all."""
+    harness = Harness(tmp_path)
+    assert not harness.pool.running(harness.key)
+    await harness.lint()
+    assert harness.pool.running(harness.key)
+    harness.made[0].answer = WorkerError("broken")
+    assert await harness.lint() is None
+    assert not harness.pool.running(harness.key)
+    await harness.lint()
+    assert harness.pool.running(harness.key)
+    await harness.pool.stop_all()
+    assert not harness.pool.running(harness.key)
+
+
 async def test_a_changed_created_or_removed_watched_file_restarts_the_worker(tmp_path: Path) -> None:
     config, lock = tmp_path / "eslint.config.js", tmp_path / "package-lock.json"
     config.write_text("a", encoding="utf-8")

@@ -286,9 +286,10 @@ class Documents:
             return
         editor = folder.config.editor
         if editor.lint_on_save:
-            # A lint that goes to a warm worker is a request, not a process: a save storm needs no debounce.
+            # A lint a running warm worker answers is a request, not a process: a save storm needs no debounce.
             fresh = self._fresh_location(uri)
-            warm = fresh is not None and fresh[1] is not None
+            target = fresh[1] if fresh is not None else None
+            warm = target is not None and self.workers.running(target.key)
             busy_delay_ms = 0 if warm else editor.save_debounce_ms
             self.schedule(uri, "lint", use_buffer=False, delay_ms=0, busy_delay_ms=busy_delay_ms)
         if editor.format_check:

@@ -120,6 +120,13 @@ class WorkerPool:
     def kind(self, tool: str) -> WorkerKind | None:
         return self.kinds.get(tool)
 
+    def running(self, key: WorkerKey) -> bool:
+        """Whether the key's worker is up, so that a lint of its is a request and not a process (a key resting
+        after failures, or with no worker yet, is linted by the CLI or by a worker still to start)."""
+        slot = self._slots.get(key)
+        worker = slot.worker if slot is not None else None
+        return worker is not None and worker.alive and not self._closed
+
     def worker(self, key: WorkerKey) -> LintWorker | None:
         """The key's running worker, if any (tests and benchmarks look at its process)."""
         slot = self._slots.get(key)
