@@ -27,6 +27,19 @@ TOOLS_DIR = Path(os.environ.get("LINTEL_TOOLS_DIR", Path.home() / ".cache" / "li
 _NOT_COPIED = shutil.ignore_patterns("target", "node_modules", ".ruff_cache", ".pytest_cache", ".mypy_cache")
 
 
+class MessageRecorder:
+    """A pygls Writer keeping each message it is given (set with `include_headers=False`)."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def write(self, data: bytes) -> None:
+        self.messages.append(json.loads(data))
+
+    def close(self) -> None:
+        return None
+
+
 def copy_workspace(name: str, dest: Path) -> Path:
     """A private copy of tests/workspaces/<name>; node_modules are symlinked back so eslint, tsc and typescript's
     language server resolve."""

@@ -15,16 +15,7 @@ from lintel.server.app import LintelServer
 from lintel.server.wiring import create_server
 from lsprotocol import types
 
-
-class Recorder:
-    def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
-
-    def write(self, data: bytes) -> None:
-        self.messages.append(json.loads(data))
-
-    def close(self) -> None:
-        return None
+from tests.helpers import MessageRecorder
 
 
 class Listener:
@@ -44,9 +35,9 @@ class Listener:
         pass
 
 
-def started(tmp_path: Path) -> tuple[LintelServer, Recorder, Listener]:
+def started(tmp_path: Path) -> tuple[LintelServer, MessageRecorder, Listener]:
     server = create_server()
-    out = Recorder()
+    out = MessageRecorder()
     server.protocol.set_writer(out, include_headers=False)
     listener = Listener()
     server.document_listeners.append(listener)

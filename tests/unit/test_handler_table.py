@@ -12,21 +12,12 @@ from lintel.pyglscompat import FINISHED_HANDLERS_FLOOR
 from lintel.server.wiring import create_server
 from lsprotocol import types
 
-
-class Recorder:
-    def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
-
-    def write(self, data: bytes) -> None:
-        self.messages.append(json.loads(data))
-
-    def close(self) -> None:
-        return None
+from tests.helpers import MessageRecorder
 
 
 async def test_a_thousand_document_notifications_leave_the_handler_table_small(tmp_path: Path) -> None:
     server = create_server()
-    out = Recorder()
+    out = MessageRecorder()
     server.protocol.set_writer(out, include_headers=False)
 
     def send(message: dict[str, Any]) -> None:

@@ -7,7 +7,6 @@ import asyncio
 import concurrent.futures
 import importlib.metadata
 import inspect
-import json
 import logging
 from typing import Any
 
@@ -27,23 +26,12 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import json_rpc
 
-
-class Recorder:
-    """A pygls Writer keeping each message it is given (without headers)."""
-
-    def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
-
-    def write(self, data: bytes) -> None:
-        self.messages.append(json.loads(data))
-
-    def close(self) -> None:
-        return None
+from tests.helpers import MessageRecorder
 
 
-def serving() -> tuple[LanguageServer, Recorder]:
+def serving() -> tuple[LanguageServer, MessageRecorder]:
     server = LanguageServer("compat", "0")
-    out = Recorder()
+    out = MessageRecorder()
     server.protocol.set_writer(out, include_headers=False)
     return server, out
 
