@@ -86,11 +86,29 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     transport = serve.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
-    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen for one LSP client on HOST:PORT")
+    transport.add_argument(
+        "--tcp",
+        metavar="HOST:PORT",
+        help="listen for one LSP client on HOST:PORT (loopback only unless --allow-remote). Any local user can "
+        "connect to a port, and an LSP session runs the workspace's commands: the client must send the server's "
+        "token as initializationOptions.token: $LINTEL_TOKEN when set, else the --token-file, else a new one "
+        "in a 0600 file whose path is printed on stderr",
+    )
     transport.add_argument(
         "--check",
         action="store_true",
         help="print `lintel <version>` if the server's dependencies can be found, else say which cannot (exit 1)",
+    )
+
+    serve.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="with --tcp: the token clients must present, read from FILE (0600), or made there when it does not exist",
+    )
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="with --tcp: allow a HOST that is not loopback (other machines can then reach the port)",
     )
 
     mcp = commands.add_parser("mcp", help="serve lintel's checks and test runs to agents as MCP tools (stdio)")
@@ -163,12 +181,28 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from lintel.server.wiring import create_server
 
     address: tuple[str, int] | None = None
+    token = None
     if args.tcp:
+        from lintel.server.tcp import TokenError, check_host, obtain_token
+
         host, sep, port = args.tcp.rpartition(":")
         if not sep or not port.isdigit():
             print(f"lintel: --tcp: expected HOST:PORT, got {args.tcp!r}", file=sys.stderr)
             return EXIT_USAGE
-        address = (host or "127.0.0.1", int(port))
+        host = (host or "127.0.0.1").strip("[]")
+        refusal = check_host(host, allow_remote=args.allow_remote)
+        if refusal is not None:
+            print(f"lintel: --tcp: {refusal}", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            token = obtain_token(args.token_file)
+        except (TokenError, OSError) as exc:
+            print(f"lintel: --tcp: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        address = (host, int(port))
+    elif args.token_file or args.allow_remote:
+        print("lintel: --token-file and --allow-remote go with --tcp", file=sys.stderr)
+        return EXIT_USAGE
     watchdogs: list[Watchdog] = []
 
     def guard() -> None:
@@ -180,13 +214,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     server = create_server(before_features=guard)
     try:
-        if address is not None:
-            server.start_tcp(*address)
+        if address is not None and token is not None:
+            server.listen_tcp(*address, token)
         else:
             server.start_io()
     finally:
         for watchdog in watchdogs:
             watchdog.release()
+        if token is not None and token.written is not None:
+            token.written.unlink(missing_ok=True)
     return EXIT_OK
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from tests.e2e.conftest import SERVER_COMMAND
 SERVER_NOT_INITIALIZED = -32002
 INVALID_REQUEST = -32600
 TIMEOUT = 30
+TOKEN = "a-test-token-of-the-editor-0123456789"
 
 
 class Raw:
@@ -49,7 +51,10 @@ async def connect(transport: str) -> tuple[asyncio.subprocess.Process, Raw]:
         )
         assert proc.stdout is not None
         return proc, Raw(proc.stdout, proc.stdin)
-    proc = await asyncio.create_subprocess_exec(*SERVER_COMMAND, "--tcp", "127.0.0.1:0", stderr=asyncio.subprocess.PIPE)
+    env = {**os.environ, "LINTEL_TOKEN": TOKEN}
+    proc = await asyncio.create_subprocess_exec(
+        *SERVER_COMMAND, "--tcp", "127.0.0.1:0", stderr=asyncio.subprocess.PIPE, env=env
+    )
     assert proc.stderr is not None
     line = (await asyncio.wait_for(proc.stderr.readline(), TIMEOUT)).decode()
     assert line.startswith("lintel: serving LSP on 127.0.0.1:"), line
@@ -74,6 +79,8 @@ async def test_requests_outside_the_lifecycle_are_answered_with_the_lsp_errors(t
         assert "JSON-RPC 2.0" in answer["error"]["message"]
 
         init: dict[str, Any] = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+        if transport == "tcp":
+            init["initializationOptions"] = {"token": TOKEN}
         raw.send({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": init})
         assert (await raw.answer_to(3))["result"]["serverInfo"]["name"] == "lintel"
         raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})

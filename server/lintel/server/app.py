@@ -33,6 +33,7 @@ from lintel.server.advertised import Advertised
 from lintel.server.notify import Notifier
 from lintel.server.session import Session
 from lintel.server.shared import RawNow
+from lintel.server.tcp import Gate, Token
 from lintel.wire import BatchWriter, MessageReader, encode
 
 if TYPE_CHECKING:
@@ -243,34 +244,31 @@ class LintelServer(LanguageServer):
         self._stop_on_signals(reader)
         await reader.done  # end of input, or a stop signal
 
-    def start_tcp(self, host: str, port: int) -> None:
-        """`lintel serve --tcp HOST:PORT`: one client's connection, read by the same reader as stdio (pygls's own
-        TCP reader would bypass framing recovery, the lifecycle's refusals and the raw relays); the session ends
-        when the connection closes. The address it listens on is printed on stderr (port 0 picks a free one)."""
+    def listen_tcp(self, host: str, port: int, token: Token) -> None:
+        """`lintel serve --tcp HOST:PORT`: the one client that presents `token` in its `initialize` (lintel.server.tcp),
+        read by the same reader as stdio (pygls's own TCP reader would bypass framing recovery, the lifecycle's
+        refusals and the raw relays); the session ends when that connection closes. The address it listens on is
+        printed on stderr (port 0 picks a free one), then where the token is."""
         try:
-            asyncio.run(self._serve_tcp(host, port))
+            asyncio.run(self._serve_tcp(host, port, token))
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
 
-    async def _serve_tcp(self, host: str, port: int) -> None:
+    async def _serve_tcp(self, host: str, port: int, token: Token) -> None:
         loop = asyncio.get_running_loop()
-        reader = MessageReader(self._on_message, "the editor")
-        connections = 0
-
-        def connect() -> asyncio.Protocol:
-            nonlocal connections
-            connections += 1
-            return _TcpClient(self, reader, refuse=connections > 1)
-
-        server = await loop.create_server(connect, host, port)
+        session = MessageReader(self._on_message, "the editor")
+        gate = Gate(token.value, self._on_message, session)
+        gate.set_writer = self.protocol.set_writer
+        server = await loop.create_server(gate.connection, host, port)
         bound = ", ".join(f"{a[0]}:{a[1]}" for a in (sock.getsockname() for sock in server.sockets))
         sys.stderr.write(f"lintel: serving LSP on {bound}\n")
+        sys.stderr.write(f"lintel: clients must send the token ({token.where}) as initializationOptions.token\n")
         sys.stderr.flush()
-        self._stop_on_signals(reader)
+        self._stop_on_signals(session)
         async with server:
-            await reader.done  # the client's connection closed, or a stop signal
+            await session.done  # the editor's connection closed, or a stop signal
         writer = self.protocol.writer
         if isinstance(writer, BatchWriter):
             writer.flush()
@@ -453,32 +451,6 @@ class LintelServer(LanguageServer):
             log.info("%s: %s", getattr(source, "__name__", source), error)
             return
         log.error("server error (%s): %s", getattr(source, "__name__", source), error, exc_info=error)
-
-
-class _TcpClient(asyncio.Protocol):
-    """The editor's TCP connection: bytes to the shared MessageReader, lintel's messages to the socket. A second
-    client is refused (closed at once): one server, one editor, as on stdio."""
-
-    def __init__(self, server: LintelServer, reader: MessageReader, *, refuse: bool) -> None:
-        self._server = server
-        self._reader = reader
-        self._refuse = refuse
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        if self._refuse:
-            log.warning("a second client connected over TCP: refused (lintel serves one editor)")
-            transport.close()
-            return
-        self._server.protocol.set_writer(BatchWriter(transport.write, "the editor"))
-
-    def data_received(self, data: bytes) -> None:
-        if not self._refuse:
-            self._reader.data_received(data)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self._refuse:
-            self._reader.connection_lost(exc)
 
 
 class _Cancellable(Protocol):
