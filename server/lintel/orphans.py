@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from typing import IO
 
 OWNERS_VARIABLE = "LINTEL_OWNERS"
@@ -65,6 +66,18 @@ def guard() -> Watchdog | None:
         return None
     os.environ[OWNERS_VARIABLE] = f"{os.environ.get(OWNERS_VARIABLE, '')} {cookie}".strip()
     return Watchdog(cookie, process)
+
+
+def run_cookie() -> str:
+    """A cookie for one run: its processes carry it beside lintel's own, so a cancelled or timed-out run's
+    leftovers (started in a session of their own) can be found and ended without waiting for lintel's exit."""
+    return f"run-{secrets.token_hex(6)}"
+
+
+def with_cookie(env: Mapping[str, str] | None, cookie: str) -> dict[str, str]:
+    """`env` (None: this process's environment) with `cookie` added to the owners variable."""
+    base = os.environ if env is None else env
+    return {**base, OWNERS_VARIABLE: f"{base.get(OWNERS_VARIABLE, '')} {cookie}".strip()}
 
 
 def carries(pid: int, cookie: str) -> bool:

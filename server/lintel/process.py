@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, TypedDict
 
+from lintel import orphans
+
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's from Python 3.11
 
@@ -314,8 +316,9 @@ async def run_process(argv: Sequence[str], *, cwd: Path, **options: Unpack[RunOp
     stdin = options.get("stdin")
     logger.debug("run %s (cwd=%s, timeout=%s)", shlex.join(command), cwd, limits.timeout)
     started = time.monotonic()
-    proc = _spawn(command, cwd=cwd, env=options.get("env"), with_stdin=stdin is not None)
-    child, timed_out = await _attend(proc, stdin, options.get("on_start"), limits)
+    cookie = orphans.run_cookie()
+    proc = _spawn(command, cwd=cwd, env=orphans.with_cookie(options.get("env"), cookie), with_stdin=stdin is not None)
+    child, timed_out = await _attend(proc, stdin, options.get("on_start"), limits, cookie)
     return _result(command, cwd, child, timed_out, started)
 
 
@@ -326,23 +329,32 @@ async def run_shell(command: str, *, cwd: Path, **options: Unpack[RunOptions]) -
 
 
 async def _attend(
-    proc: subprocess.Popen[bytes], stdin: bytes | None, on_start: Callable[[int], None] | None, limits: _Limits
+    proc: subprocess.Popen[bytes],
+    stdin: bytes | None,
+    on_start: Callable[[int], None] | None,
+    limits: _Limits,
+    cookie: str,
 ) -> tuple[_Child, bool]:
     """Read the started process's output until it and its group are done; True with it when the timeout
-    killed it. Whatever goes wrong on the way, a cancellation included, stops the whole group first."""
+    killed it. Whatever goes wrong on the way, a cancellation included, stops the whole group first, and
+    then whatever the run started that left the group (setsid: a test's server), found by the run's cookie."""
     pid = proc.pid
     child: _Child | None = None
     try:
         child = _Child(proc, limits.cap_bytes, stdin)
         if on_start is not None:
             on_start(pid)
-        return child, await _supervise(child, limits)
+        timed_out = await _supervise(child, limits)
+        if timed_out:
+            await sweep_run(cookie, limits.kill_grace)
+        return child, timed_out
     except BaseException:
         # Cancelled (or on_start failed): nothing of this run may outlive it.
         logger.debug("stopping pid %d early", pid)
         await stop_group(pid, limits.kill_grace)
         if child is not None:
             await _wait_flag(child.exited, _REAP_WAIT)
+        await sweep_run(cookie, limits.kill_grace)
         raise
     finally:
         if child is not None:
@@ -437,6 +449,19 @@ async def _supervise(child: _Child, limits: _Limits) -> bool:
         # Only a process that left the group (setsid) can still hold them; stop reading.
         logger.debug("pid %d: output pipes still open after the group was killed", pgid)
     return False
+
+
+async def sweep_run(cookie: str, grace: float) -> None:
+    """End the processes of a cancelled or timed-out run that its group kill cannot reach (they left the group
+    with setsid), by the run's cookie: in a thread, since it reads /proc and waits out the grace (shielded: a
+    second cancel does not stop the sweep)."""
+    try:
+        ended = await asyncio.shield(asyncio.to_thread(orphans.sweep, cookie, grace))
+    except OSError as exc:
+        logger.warning("could not sweep the processes of a stopped run: %r", exc)
+        return
+    if ended:
+        logger.info("stopped %d process(es) a cancelled or timed-out run had started outside its group", ended)
 
 
 async def _wait_flag(event: asyncio.Event, timeout: float | None) -> bool:

@@ -556,3 +556,52 @@ def test_cap_text_keeps_whole_characters_and_says_it_cut() -> None:
     assert cap_text("short\n", 100) == ("short\n", False)
     text, cut = cap_text("é" * 10, 5)  # 2 bytes each: 2 whole characters fit
     assert (text, cut) == (f"éé\n{TRUNCATED_MARKER}", True)
+
+
+# A test that starts a server in a session of its own (setsid), then waits: the shape of an integration test.
+_DETACHES = 'setsid sh -c "echo detached \\$\\$ >> {pidfile}; exec sleep 300" & echo child $$ >> {pidfile}; sleep 300'
+
+
+def _detached_pid(text: str) -> int | None:
+    for line in text.splitlines():
+        role, _, pid = line.partition(" ")
+        if role == "detached" and pid.isdigit():
+            return int(pid)
+    return None
+
+
+async def _wait_detached(pidfile: Path) -> int:
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        pid = _detached_pid(pidfile.read_text()) if pidfile.exists() else None
+        if pid is not None:
+            return pid
+        await asyncio.sleep(0.02)
+    raise AssertionError("the detached process never started")
+
+
+async def test_cancel_ends_what_the_run_started_in_a_session_of_its_own(tmp_path: Path, spawned: list[int]) -> None:
+    """Issue 26, 2: the group kill cannot reach a setsid child; the run's cookie finds it."""
+    pidfile = tmp_path / "pids"
+    task = asyncio.create_task(
+        run_shell(_DETACHES.format(pidfile=pidfile), cwd=tmp_path, kill_grace=0.5, on_start=spawned.append)
+    )
+    detached = await _wait_detached(pidfile)
+    fields = _proc_stat(detached)
+    assert fields is not None
+    assert fields[2] != str(spawned[0])  # not in the run's group: the group kill alone would miss it
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert_all_gone([detached], pgid=spawned[0])
+
+
+async def test_a_timeout_ends_what_the_run_started_in_a_session_of_its_own(tmp_path: Path, spawned: list[int]) -> None:
+    pidfile = tmp_path / "pids"
+    result = await run_shell(
+        _DETACHES.format(pidfile=pidfile), cwd=tmp_path, timeout=1.5, kill_grace=0.5, on_start=spawned.append
+    )
+    assert result.timed_out
+    detached = _detached_pid(pidfile.read_text())
+    assert detached is not None
+    assert_all_gone([detached], pgid=spawned[0])
