@@ -139,6 +139,21 @@ def test_go_identities_that_match_nothing_are_errors(tmp_path: Path, identity: s
         argvs(project, [identity])
 
 
+def test_go_a_package_path_that_leads_out_of_the_workspace_is_refused(tmp_path: Path) -> None:
+    """Issue 26, 3: `../..` in an import path, or a symlinked folder, must not run a package outside."""
+    project = project_of(tmp_path, "go")
+    evil = tmp_path / "evil-go"
+    evil.mkdir()
+    (evil / "evil_test.go").write_text(
+        'package evil\n\nimport "testing"\n\nfunc TestEvil(t *testing.T) {\n}\n', encoding="utf-8"
+    )
+    with pytest.raises(BadArgument, match=r"outside the workspace"):
+        argvs(project, ["example.com/lintelgo/../../evil-go.TestEvil"])
+    (project.root / "link").symlink_to(evil, target_is_directory=True)
+    with pytest.raises(BadArgument, match=r"example.com/lintelgo/link is not in this project's modules"):
+        argvs(project, ["example.com/lintelgo/link.TestEvil"])
+
+
 # --- cargo test ---------------------------------------------------------------------------------------------
 
 

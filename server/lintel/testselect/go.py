@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lintel.errors import BadArgument
 from lintel.languages import Project, ToolSpec
 from lintel.languages.go import go_work_uses
 from lintel.testselect.base import Selection, TestRef, no_test, project_folders, relative
@@ -76,6 +77,9 @@ def _targets(ref: TestRef, project: Project, modules: list[tuple[str, Path]]) ->
         if not folders:
             raise no_test(ref, project, f"no _test.go file in the project declares func {test.split('/')[0]}")
         return [(folder, test) for folder in folders]
+    if any(part in (".", "..", "") for part in package.split("/")):
+        # An import path has no such element; as a folder it would lead out of the module (issue 26, 3).
+        raise BadArgument(f"test {ref.shown!r} names a package outside the workspace; lintel only runs inside it")
     folder = _folder_of(package, modules)
     if folder is None:
         raise no_test(ref, project, f"package {package} is not in this project's modules")
@@ -102,8 +106,9 @@ def _folder_of(package: str, modules: list[tuple[str, Path]]) -> Path | None:
         if package == module:
             return folder
         if package.startswith(module + "/"):
-            candidate = folder / package[len(module) + 1 :]
-            return candidate if candidate.is_dir() else None
+            candidate = (folder / package[len(module) + 1 :]).resolve()
+            # A symlink inside the module may point anywhere: the package must stay in the module's folder.
+            return candidate if candidate.is_dir() and candidate.is_relative_to(folder) else None
     return None
 
 
