@@ -93,6 +93,10 @@ async def test_requests_outside_the_lifecycle_are_answered_with_the_lsp_errors(t
         answer = await raw.answer_to(5)
         assert answer["error"]["code"] == INVALID_REQUEST
         assert "shutting down" in answer["error"]["message"]
+        raw.send({"jsonrpc": "2.0", "id": 6, "method": "initialize", "params": init})  # issue 26, 4: was unanswered
+        answer = await raw.answer_to(6)
+        assert answer["error"]["code"] == INVALID_REQUEST
+        assert "shutting down" in answer["error"]["message"]
         raw.send({"jsonrpc": "2.0", "method": "exit"})
         assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
     finally:

@@ -546,3 +546,63 @@ def test_the_example_agent_runs_the_loop(server_env: dict[str, str], tmp_path: P
     assert f"src/inventory/models.py:16: run by 1 test: {failing}" in proc.stdout
     assert proc.stdout.count(f"pytest: 1 failed ({failing})") == 3, proc.stdout  # run, last, rerun
     assert f"  FAILED {failing}: AssertionError" in proc.stdout
+
+
+MALFORMED_REQUESTS: list[tuple[dict[str, Any], int]] = [
+    ({"jsonrpc": "2.0", "id": "a8", "method": "tools/list", "params": "x"}, -32602),
+    ({"jsonrpc": "2.0", "id": "p5", "method": "ping", "params": 5}, -32602),
+    ({"jsonrpc": "2.0", "id": "arr", "method": "ping", "params": [1]}, -32602),
+    ({"id": "no-jsonrpc", "method": "ping"}, -32600),
+    ({"jsonrpc": "1.0", "id": 7, "method": "ping"}, -32600),
+    ({"jsonrpc": 2, "id": 8, "method": "tools/list"}, -32600),
+    ({"jsonrpc": "2.0", "id": "m", "method": 5}, -32600),
+    ({"jsonrpc": "2.0", "id": "tc", "method": "tools/call", "params": {"name": 5}}, -32602),
+    ({"jsonrpc": "2.0", "id": "unknown", "method": "no/such", "params": {}}, -32601),
+]
+
+
+def test_every_malformed_request_is_answered_and_the_server_stays_up(tmp_path: Path) -> None:
+    """Issue 26, 4: over the raw wire, each request with an id gets its JSON-RPC error; garbage, notifications
+    and an unterminated line are dropped; a ping after all of them is answered."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lintel", "mcp", "--root", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "fuzz", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *(request for request, _ in MALFORMED_REQUESTS),
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in lines)
+    text += '{"jsonrpc": "2.0", "id": "cut", "method": "pi\n[1, 2]\n"just a string"\n{"jsonrpc": "2.0", "params": 3}\n'
+    text += json.dumps({"jsonrpc": "2.0", "id": "last", "method": "ping"}) + "\n"
+    try:
+        proc.stdin.write(text)
+        proc.stdin.flush()
+        answers: dict[Any, dict[str, Any]] = {}
+        while "last" not in answers:
+            line = proc.stdout.readline()
+            assert line, f"the server closed its output; answered so far: {sorted(map(str, answers))}"
+            message = json.loads(line)
+            answers[message.get("id")] = message
+        for request, code in MALFORMED_REQUESTS:
+            assert answers[request["id"]]["error"]["code"] == code, (request, answers.get(request["id"]))
+        assert answers["last"]["result"] == {}
+        assert "cut" not in answers
+    finally:
+        proc.kill()
+        proc.wait()

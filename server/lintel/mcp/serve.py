@@ -16,15 +16,17 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 from lintel import __version__
 from lintel.actions import ActionError
 from lintel.mcp.tools import TOOLS, Answer, find
+from lintel.mcp.wire import CheckedLines, wire_stdin
 from lintel.mcp.workspace import Host, Workspace
 from lintel.process import KILL_GRACE
 
@@ -150,5 +152,12 @@ async def serve(root: Path, *, trusted: bool) -> None:
     loop = asyncio.get_running_loop()
     for stop in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         loop.add_signal_handler(stop, calls.stop_on_signal, stop)
-    async with stdio_server() as (read_stream, write_stream):
+    lines = CheckedLines(wire_stdin())
+    # The SDK reads only `async for line in stdin` of what it is given.
+    async with stdio_server(stdin=cast("Any", lines)) as (read_stream, write_stream):
+
+        async def reply(error: dict[str, Any]) -> None:
+            await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error)))
+
+        lines.reply = reply
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -330,13 +330,13 @@ class LintelServer(LanguageServer):
         error: JsonRpcException | None = None
         if data.get("jsonrpc") != "2.0":
             error = JsonRpcInvalidRequest(f"not a JSON-RPC 2.0 message (jsonrpc: {json.dumps(data.get('jsonrpc'))})")
+        elif is_shutting_down(self.protocol) and method not in (types.EXIT, None):
+            error = JsonRpcInvalidRequest(f"{method}: the server is shutting down (only exit is accepted)")
         elif method == types.INITIALIZE:
             self._initialize_seen = True
             return False
         elif not self._initialize_seen and method not in (types.EXIT, None):
             error = JsonRpcServerNotInitialized(f"{method}: the server is not initialized yet (send initialize)")
-        elif is_shutting_down(self.protocol) and method not in (types.EXIT, None):
-            error = JsonRpcInvalidRequest(f"{method}: the server is shutting down (only exit is accepted)")
         if error is None:
             return False
         log.info("refused %s: %s", method, error.message)
