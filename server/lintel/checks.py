@@ -76,6 +76,9 @@ class RunResult:
     stdout: str = field(default="", repr=False)
     # A coverage run's totals and per-file percentages (lintel.coverage): an additive field of both shapes.
     coverage: dict[str, Any] | None = field(default=None, repr=False)
+    # runTests: what ran ("the tests in tests/test_a.py", "the whole suite of …"), so a `path` that only picked the
+    # project is never mistaken for a narrowed run.
+    scope: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -121,6 +124,8 @@ class RunResult:
             out["failures"] = [f.to_json() for f in self.failures]
         if self.coverage is not None:
             out["coverage"] = self.coverage
+        if self.scope is not None:
+            out["scope"] = self.scope
         return out
 
 

@@ -230,6 +230,34 @@ async def test_the_agent_loop_answers_what_the_lsp_commands_answer(start: Start,
         await client.alive()
 
 
+async def test_a_path_naming_a_test_file_runs_its_tests_and_says_so(start: Start, server_env: dict[str, str]) -> None:
+    """runTests/run_tests {path}: a test file runs that file's tests (pytest given the file, `scope` naming it);
+    a source file or the project only picks the project, and `scope` says the whole suite ran."""
+    require_toolchain("python")
+    editor = await start("python")
+    async with agent(editor.root, server_env) as client:
+        one_file = {"path": "tests/test_pricing.py"}
+        over_mcp = await client.result("run_tests", one_file)
+        assert comparable(over_mcp) == comparable(await editor.execute("lintel.runTests", one_file))
+        assert over_mcp is not None
+        assert over_mcp["argv"][-2:] == ["--", "tests/test_pricing.py"]
+        assert over_mcp["scope"] == "the tests in tests/test_pricing.py (`path`)"
+        assert "3 passed" in over_mcp["output"], over_mcp["output"]  # test_models.py's failure did not run
+        assert over_mcp["ok"] is True
+        assert "the tests in tests/test_pricing.py" in text_of(await client.call("run_tests", one_file))
+
+        source = {"path": PRICING}
+        whole = await client.result("run_tests", source)
+        assert comparable(whole) == comparable(await editor.execute("lintel.runTests", source))
+        assert whole is not None
+        assert "--" not in whole["argv"]
+        assert whole["scope"] == (
+            f"the whole suite of the python project at . (`path` {PRICING} is not a test file"
+            " or a folder holding tests)"
+        )
+        assert whole["failures"], "the whole suite ran, with test_models.py's failure"
+
+
 async def test_run_script_answers_what_the_lsp_command_answers(
     start: Start, server_env: dict[str, str], tmp_path: Path
 ) -> None:

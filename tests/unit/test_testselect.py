@@ -16,7 +16,7 @@ from lintel.errors import BadArgument, NothingToRun, NotSupported
 from lintel.issues import TestFailure
 from lintel.languages import Project
 from lintel.scripts import script_command
-from lintel.testruns import failing_selection, merge, select_tests
+from lintel.testruns import failing_selection, merge, path_selection, select_tests
 
 from tests.helpers import copy_workspace, make_project
 
@@ -386,3 +386,53 @@ def test_a_recorded_node_failure_placed_in_the_code_under_test_is_run_by_name_al
     assert selection is not None
     [spec] = selection.runs
     assert after(list(spec.argv), "-t") == [r"^(?:cart \(v2\) sums 2\+2)$"]
+
+
+# --- runTests {path}: a test file or folder runs those tests ----------------------------------------------
+
+
+def path_argvs(project: Project, path: str) -> list[list[str]] | None:
+    selection = path_selection(project, project.root / path, workspace=project.root, config=LintelConfig())
+    return None if selection is None else [list(spec.argv) for spec in selection.runs]
+
+
+def test_a_path_naming_a_pytest_file_or_folder_is_given_to_pytest_and_sources_are_not(tmp_path: Path) -> None:
+    project = project_of(tmp_path, "python")
+    assert [after(a, "--") for a in path_argvs(project, "tests/test_models.py") or []] == [["tests/test_models.py"]]
+    assert [after(a, "--") for a in path_argvs(project, "tests") or []] == [["tests"]]
+    assert path_argvs(project, "src/inventory/models.py") is None  # a source file: the whole suite
+    assert path_argvs(project, "src") is None  # a folder without test files
+    assert path_argvs(project, ".") is None  # the project itself
+
+
+def test_a_path_naming_a_go_test_file_runs_its_tests_and_a_folder_its_packages(tmp_path: Path) -> None:
+    project = project_of(tmp_path, "go")
+    assert [after(a, "-run") for a in path_argvs(project, "sub/calc_test.go") or []] == [
+        ["^(TestAdd|TestScale)$", "./sub"]
+    ]
+    [argv] = path_argvs(project, "sub") or []
+    assert argv[:2] == ["go", "test"]
+    assert argv[-1] == "./sub/..."
+    assert "./..." not in argv
+    assert path_argvs(project, "sub/calc.go") is None
+
+
+def test_a_path_naming_a_cargo_integration_file_runs_its_target_and_a_source_file_its_tests(tmp_path: Path) -> None:
+    project = project_of(tmp_path, "rust")
+    assert path_argvs(project, "tests/integration.rs") == [["cargo", "test", "--no-fail-fast", "--test", "integration"]]
+    assert path_argvs(project, "tests") == [["cargo", "test", "--no-fail-fast", "--test", "integration"]]
+    [argv] = path_argvs(project, "src/shapes.rs") or []
+    assert argv[3 : argv.index("--")] == ["--lib"]
+    assert after(argv, "--") == ["--exact", "shapes::tests::makes_points", "shapes::tests::ranges"]
+    assert path_argvs(project, "src/main.rs") is None  # no #[test] in it
+
+
+def test_a_path_naming_a_js_test_file_or_folder_runs_those_files(tmp_path: Path) -> None:
+    files = {"test/cart.test.js": SPEC, "test/deep/total.test.js": SPEC, "src/cart.js": "export {};\n"}
+    project = node_project(tmp_path, "vitest run", files)
+    [argv] = path_argvs(project, "test/cart.test.js") or []
+    assert argv[-1] == "test/cart.test.js"
+    [argv] = path_argvs(project, "test") or []
+    assert argv[-2:] == ["test/cart.test.js", "test/deep/total.test.js"]
+    assert path_argvs(project, "src/cart.js") is None
+    assert path_argvs(project, "src") is None
