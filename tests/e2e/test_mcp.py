@@ -193,6 +193,30 @@ async def test_each_tool_answers_what_the_lsp_command_answers(
     assert names[0] in summary, summary
 
 
+async def test_the_format_check_is_ok_only_when_every_file_is_formatted(
+    start: Start, server_env: dict[str, str]
+) -> None:
+    """run_format_check / lintel.format: the fixture's report.py is not formatted, so the answer is `ok: false`
+    (format findings are warnings, which an error-level `ok` would pass); formatted, it is `ok: true`."""
+    require_toolchain("python")
+    editor = await start("python")
+    async with agent(editor.root, server_env) as client:
+        unformatted = await client.result("run_format_check")
+        assert comparable(unformatted) == comparable(await editor.execute("lintel.format"))
+        assert unformatted is not None
+        assert {i["file"] for i in unformatted["issues"]} == {"src/inventory/report.py"}, unformatted["issues"]
+        assert unformatted["ok"] is False
+
+        report = editor.root / "src" / "inventory" / "report.py"
+        text = report.read_text(encoding="utf-8")
+        text = text.replace('[ f"', '[f"').replace('"   for', '" for').replace(" ]", "]").replace("'", '"')
+        report.write_text(text, encoding="utf-8")  # what `ruff format` makes of it
+        formatted = await client.result("run_format_check")
+        assert comparable(formatted) == comparable(await editor.execute("lintel.format"))
+        assert formatted is not None
+        assert (formatted["issues"], formatted["ok"]) == ([], True)
+
+
 def has_format_finding(diagnostics: Sequence[types.Diagnostic]) -> bool:
     return any(isinstance(d.data, dict) and d.data.get("kind") == "format" for d in diagnostics)
 
