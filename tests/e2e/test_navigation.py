@@ -146,6 +146,24 @@ async def test_python_through_basedpyright(session: Start, client_name: str) -> 
     assert '"5"' in found, found
 
 
+async def test_the_projects_own_pyright_serves_navigation_before_lintels_basedpyright(
+    session: Start, client_name: str
+) -> None:
+    """A project whose venv ships pyright gets its own server, not the basedpyright of lintel's environment (on
+    PATH). The project's `pyright-langserver` here is the real basedpyright-langserver under pyright's name (the
+    same server, a pyright fork): which binary lintel started is the question."""
+    _require_pyright()
+    nav = await session(client_name, "python")
+    own = nav.path(".venv/bin/pyright-langserver")
+    own.parent.mkdir(parents=True)
+    own.symlink_to(require_tool("basedpyright-langserver"))
+    [definition] = await nav.definition("tests/test_models.py", "restock(item, 2)", "restock")
+    assert _names(nav, [definition]) == {"src/inventory/models.py": "restock"}
+    started = [cmd for pid, cmd in descendants(nav.server_pid).items() if _parent(pid) == nav.server_pid]
+    assert any(str(own) in cmd for cmd in started), started
+    assert not any("basedpyright-langserver" in cmd for cmd in started), started
+
+
 async def test_references_asked_with_the_first_document_wait_for_basedpyright_to_load_the_workspace(
     session: Start, client_name: str
 ) -> None:
