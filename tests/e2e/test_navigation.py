@@ -164,6 +164,43 @@ async def test_the_projects_own_pyright_serves_navigation_before_lintels_basedpy
     assert not any("basedpyright-langserver" in cmd for cmd in started), started
 
 
+HINTED = "def unused_parameter(count: int) -> int:\n    return missing_name\n    print('never')\n"
+
+
+async def _basedpyright_diagnostics(nav: Nav, relative: str) -> list[types.Diagnostic]:
+    """basedpyright's diagnostics of the file once its error (the undefined name) is published."""
+    nav.path(relative).write_text(HINTED, encoding="utf-8")
+    uri = nav.open(relative)
+    deadline = time.monotonic() + REQUEST_TIMEOUT
+    while not any(d.severity == types.DiagnosticSeverity.Error for d in _from_basedpyright(nav, uri)):
+        assert time.monotonic() < deadline, f"no basedpyright error; messages: {nav.messages}"
+        await asyncio.sleep(0.1)
+    return _from_basedpyright(nav, uri)
+
+
+def _from_basedpyright(nav: Nav, uri: str) -> list[types.Diagnostic]:
+    return [d for d in nav.client.diagnostics.get(uri, ()) if d.source == "basedpyright"]
+
+
+@pytest.mark.parametrize("forward_hints", [False, True])
+async def test_server_hints_are_forwarded_only_when_asked(
+    session: Start, client_name: str, forward_hints: bool
+) -> None:
+    """pyright's standard mode (the python-pyright fixture) says `"count" is not accessed` and `Code is
+    unreachable` as Hints tagged Unnecessary, which crowd diagnostic lists: left out by default, forwarded with
+    `editor.forwardServerHints` (editors grey the code out)."""
+    _require_pyright()
+    options = {**QUIET, "editor": {**QUIET["editor"], "forwardServerHints": forward_hints}}
+    nav = await session(client_name, "python-pyright", init_options=options)
+    found = await _basedpyright_diagnostics(nav, "shapes/hinted.py")
+    hints = [d for d in found if d.severity == types.DiagnosticSeverity.Hint]
+    if forward_hints:
+        assert {d.message for d in hints} >= {'"count" is not accessed', "Code is unreachable"}, found
+        assert all(types.DiagnosticTag.Unnecessary in (d.tags or ()) for d in hints), hints
+    else:
+        assert hints == [], found
+
+
 async def test_references_asked_with_the_first_document_wait_for_basedpyright_to_load_the_workspace(
     session: Start, client_name: str
 ) -> None:

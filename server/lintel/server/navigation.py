@@ -279,13 +279,15 @@ class EditorBridge:
         path = _path(uri)
         folder = server.session.folder_for(path) if path is not None else None
         folder = folder or server.session.folder_for(child.spec.root)
-        forward = folder.config.editor.forward_server_diagnostics if folder is not None else True
+        settings = folder.config.editor if folder is not None else EditorSettings()
         diagnostics: list[types.Diagnostic] = []
-        if forward:
+        if settings.forward_server_diagnostics:
             raw = Recoder(child.encoding, server.session.encoding, self.lines).walk(
                 params.get("diagnostics") or [], uri, uri
             )
             diagnostics = self._converter.structure(raw, list[types.Diagnostic])
+            if not settings.forward_server_hints:
+                diagnostics = [d for d in diagnostics if d.severity != types.DiagnosticSeverity.Hint]
         self._diagnostics.put(uri, channel, diagnostics)
 
     def show_message(self, child: ChildClient, params: types.ShowMessageParams) -> None:
