@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from lintel import actions
+from lintel.actions import CommandArgs
 from lintel.checks import RunResult
 from lintel.config import LintelConfig
 from lintel.detect import detect
 from lintel.errors import BadArgument, NothingToRun, NotSupported
 from lintel.issues import TestFailure
-from lintel.languages import Project
+from lintel.languages import LANGUAGES, Project, Registry
 from lintel.scripts import script_command
 from lintel.testruns import failing_selection, merge, path_selection, select_tests
 
@@ -436,3 +439,42 @@ def test_a_path_naming_a_js_test_file_or_folder_runs_those_files(tmp_path: Path)
     assert argv[-2:] == ["test/cart.test.js", "test/deep/total.test.js"]
     assert path_argvs(project, "src/cart.js") is None
     assert path_argvs(project, "src") is None
+
+
+@dataclass
+class _Folder:
+    root: Path
+    config: LintelConfig = field(default_factory=LintelConfig)
+    languages: Registry = LANGUAGES
+    last_tests: dict[tuple[Path, str], RunResult] = field(default_factory=dict)
+
+
+def test_the_scope_says_what_a_path_runs(tmp_path: Path) -> None:
+    project = project_of(tmp_path, "python")
+    folder = _Folder(project.root)
+
+    def scope(path: str) -> tuple[bool, str]:
+        chosen = actions.test_scope("lintel.runTests", folder, project, CommandArgs(path=path), project.root / path)
+        return chosen.selection is not None, chosen.text
+
+    assert scope("tests/test_models.py") == (True, "the tests in tests/test_models.py (`path`)")
+    assert scope(".") == (
+        False,
+        "the whole suite of the python project at . (`path` names the project; name a test file or folder to run "
+        "only its tests)",
+    )
+    assert scope("src/inventory") == (
+        False,
+        "the whole suite of the python project at . (`path` src/inventory is not a test file or a folder holding "
+        "tests)",
+    )
+
+
+def test_a_path_whose_tests_lintel_cannot_narrow_to_runs_the_whole_suite_and_says_why(tmp_path: Path) -> None:
+    project = node_project(tmp_path, "eslint . && tsc", {"test/cart.test.js": SPEC})
+    chosen = actions.test_scope(
+        "lintel.runTests", _Folder(project.root), project, CommandArgs(path="test"), project.root / "test"
+    )
+    assert chosen.selection is None
+    assert chosen.text.startswith("the whole suite of the node project at . (`path` test names tests, but ")
+    assert "calls none of" in chosen.text
