@@ -24,7 +24,7 @@ from lintel.errors import BadArgument, NothingToRun, NotSupported
 from lintel.issues import Issue
 from lintel.languages import CheckName, FileCheckName, Project, Registry
 from lintel.scripts import run_script, script_command
-from lintel.testruns import failing_selection, nothing_to_rerun, run_selection, select_tests
+from lintel.testruns import failing_selection, nothing_to_rerun, path_selection, run_selection, select_tests
 from lintel.testselect import Selection
 
 NOT_TRUSTED = "this workspace is not trusted: lintel runs no tools here"
@@ -71,7 +71,8 @@ class CommandArgs(BaseModel):
     path: str | None = Field(
         None,
         description="A file or folder inside the workspace (relative to its root, or absolute): the project is the "
-        "nearest project root at or above it. Needed when the workspace holds several projects.",
+        "nearest project root at or above it. Needed when the workspace holds several projects. For run_tests, a "
+        "test file or a folder holding tests runs only those tests.",
     )
     timeout: float | None = Field(
         None, gt=0, description="Seconds before the run is killed (clamped to 1-1800; default per check)."
@@ -282,21 +283,64 @@ async def run_test_selection(
     return result
 
 
+@dataclass(frozen=True)
+class TestScope:
+    """What runTests runs — a selection (`tests`, or a `path` naming a test file or folder) or the whole suite
+    (None) — and the sentence the result's `scope` carries."""
+
+    __test__ = False  # not a pytest test class
+
+    selection: Selection | None
+    text: str
+
+
+def test_scope(command: str, folder: Folder, project: Project, args: CommandArgs, where: Path | None) -> TestScope:
+    """`tests` names tests; else a `path` (`where`, resolved) naming a test file or folder runs those tests; a
+    path naming the project, a source file or a folder without tests only picks the project (the whole suite)."""
+    if args.tests is not None:
+        return TestScope(test_selection(command, folder, project, args), "the tests named in `tests`")
+    whole = f"the whole suite of the {project.language} project at {project.relative_root(folder.root.resolve())}"
+    if args.path is None or where is None:
+        return TestScope(None, whole)
+    shown = _relative_to(where, folder.root)
+    try:
+        selection = path_selection(project, where, workspace=folder.root, config=folder.config, command=command)
+    except BadArgument as exc:  # tests lintel cannot narrow to (a `test` script whose runner it cannot tell)
+        return TestScope(None, f"{whole} (`path` {shown} names tests, but {exc})")
+    if selection is not None:
+        return TestScope(selection, f"the tests in {shown} (`path`)")
+    if where == project.root.resolve():
+        return TestScope(None, f"{whole} (`path` names the project; name a test file or folder to run only its tests)")
+    return TestScope(None, f"{whole} (`path` {shown} is not a test file or a folder holding tests)")
+
+
+def _relative_to(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root.resolve()).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
 async def run_tests(
     command: str,
     folder: Folder,
     project: Project,
     args: CommandArgs,
     *,
+    where: Path | None = None,
     trusted: bool,
     on_start: Callable[[int], None] | None = None,
 ) -> RunResult:
-    """The project's tests: all of them, or only `args.tests`; kept as its last run."""
-    if args.tests is None:
-        return await run_project_check(command, folder, project, "test", args, trusted=trusted, on_start=on_start)
+    """The project's tests: all of them, only `args.tests`, or those in the test file or folder `args.path`
+    names (`where`: it resolved); kept as its last run. The result's `scope` says which."""
     require_trust(trusted)
-    selection = test_selection(command, folder, project, args)
-    return await run_test_selection(folder, project, selection, args, on_start=on_start)
+    scope = test_scope(command, folder, project, args, where)
+    if scope.selection is None:
+        result = await run_project_check(command, folder, project, "test", args, trusted=trusted, on_start=on_start)
+    else:
+        result = await run_test_selection(folder, project, scope.selection, args, on_start=on_start)
+    result.scope = scope.text
+    return result
 
 
 async def run_failing_tests(

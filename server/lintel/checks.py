@@ -76,12 +76,19 @@ class RunResult:
     stdout: str = field(default="", repr=False)
     # A coverage run's totals and per-file percentages (lintel.coverage): an additive field of both shapes.
     coverage: dict[str, Any] | None = field(default=None, repr=False)
+    # runTests: what ran ("the tests in tests/test_a.py", "the whole suite of …"), so a `path` that only picked the
+    # project is never mistaken for a narrowed run.
+    scope: str | None = None
 
     @property
     def ok(self) -> bool:
-        """Ran, and found nothing at error level and no failing test."""
+        """Ran, and found nothing at error level and no failing test. A format check is ok when every file is
+        formatted: its findings are warnings (they must not outrank a lint error in the editor), yet an
+        unformatted file is exactly what the check is asked about."""
         if self.status == "not_checked" or self.failures:
             return False
+        if self.check == "format":
+            return not self.issues
         return all(SEVERITY_RANK[i.severity] < SEVERITY_RANK["error"] for i in self.issues)
 
     def run_json(self, root: Path) -> dict[str, Any]:
@@ -121,6 +128,8 @@ class RunResult:
             out["failures"] = [f.to_json() for f in self.failures]
         if self.coverage is not None:
             out["coverage"] = self.coverage
+        if self.scope is not None:
+            out["scope"] = self.scope
         return out
 
 

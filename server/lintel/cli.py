@@ -66,7 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--write-baseline", help="record the current issues (lintel JSON) as a baseline file")
     _add_fail_level(check)
     check.add_argument("--timeout", type=float, help="seconds per tool run (clamped to 1–1800; default per check)")
-    check.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    check.add_argument("-q", "--quiet", action="store_true", help="no progress lines or notes on stderr")
+    check.add_argument(
+        "--progress",
+        action="store_true",
+        help="a line on stderr as each check starts and ends (the default only when stderr is a terminal)",
+    )
     check.add_argument(
         "--project",
         action="append",

@@ -145,6 +145,10 @@ class EditorSettings(_Model):
     save_debounce_ms: int = Field(100, ge=0, le=10_000)
     change_debounce_ms: int = Field(500, ge=0, le=10_000)
     forward_server_diagnostics: bool = True
+    # A forwarded server's Hint-level diagnostics ("`x` is not accessed", tsserver's 7044 suggestions): off, they
+    # crowd diagnostic lists with what lintel's linters say at their own level; on, editors that draw tags grey out
+    # the unused code they mark (docs/design.md, "Child diagnostics").
+    forward_server_hints: bool = False
     # A forwarded server's diagnostic for a problem lintel's own tools report at the same place is left out.
     dedupe_server_diagnostics: bool = True
     # Files above this size (KiB) are not sent to language servers: one 20 MB file slowed every other file's

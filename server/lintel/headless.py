@@ -25,6 +25,7 @@ from lintel.languages import CHECKS, CheckName, Project
 from lintel.registry import registry_for
 from lintel.report import RENDERERS, CheckReport, ProjectEntry
 from lintel.report.files import OutputError, writable, write
+from lintel.report.text import short_reason
 from lintel.scope import ScopeError, changed_since, matching, parse_shard, shard
 from lintel.validators import ValidateResult, run_validators
 
@@ -122,6 +123,14 @@ def _config(root: Path) -> LintelConfig:
     return loaded.config
 
 
+def shows_progress(args: argparse.Namespace) -> bool:
+    """Progress lines on stderr on a terminal, or when asked (`--progress`, `-v`); never with `--quiet`. A CI log
+    or an agent reading the output gets the report alone."""
+    if args.quiet:
+        return False
+    return bool(getattr(args, "progress", False) or getattr(args, "verbose", False) or sys.stderr.isatty())
+
+
 def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
     """Progress lines on stderr; with several projects (`root` given) each line names the project."""
 
@@ -138,9 +147,10 @@ def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
     def done(result: Any) -> None:
         if quiet:
             return
-        what = {"not_checked": f"not checked: {result.reason}", "passed": "passed (output not parsed)"}.get(
-            result.status, result.status
-        )
+        what = {
+            "not_checked": f"not checked: {short_reason(result.reason)}",
+            "passed": "passed (output not parsed)",
+        }.get(result.status, result.status)
         print(
             f"lintel: {where(result.cwd)}{result.language} {result.check} ({result.tool}) {what} "
             f"in {result.duration_ms / 1000:.1f}s",
@@ -160,7 +170,7 @@ async def _run_everything(
     covered: Sequence[Project] = (),
 ) -> list[RunResult]:
     several = len({p.root for p, _ in pairs} | {p.root for p in covered}) > 1
-    begin, done = _progress(args.quiet, root if several else None)
+    begin, done = _progress(not shows_progress(args), root if several else None)
     check_runs = run_pairs(pairs, workspace=root, config=config, timeout=args.timeout, on_begin=begin, on_done=done)
 
     def validator_done(result: ValidateResult) -> None:
@@ -177,7 +187,7 @@ async def _coverage(
 ) -> RunResult:
     """One project's tests with coverage, one project at a time (a test suite already uses the cores); the index
     is kept where lintel.testsCovering finds it (lintel.coverage.store)."""
-    if not args.quiet:
+    if shows_progress(args):
         print(f"lintel: running {project.language} coverage…", file=sys.stderr, flush=True)
     try:
         measurement = await coverage(Request(project, root, config, args.timeout), CoverageStore())

@@ -15,7 +15,7 @@ from lintel.config import LintelConfig
 from lintel.errors import BadArgument, NothingToRun, NotSupported
 from lintel.languages import Project, ToolSpec
 from lintel.languages.binaries import override_argv
-from lintel.testselect import SELECTORS, Selection, TestRef, parse_identity, recorded_ref
+from lintel.testselect import PATH_SELECTORS, SELECTORS, Selection, TestRef, parse_identity, recorded_ref
 
 TestIdentity = str | Mapping[str, object]
 
@@ -44,6 +44,19 @@ def select_tests(
     workspace = workspace.resolve()
     refs = [parse_identity(entry, project, workspace) for entry in tests]
     return SELECTORS[project.language](project, refs, base, workspace)
+
+
+def path_selection(
+    project: Project, path: Path, *, workspace: Path, config: LintelConfig, command: str = "lintel.runTests"
+) -> Selection | None:
+    """runTests {path}: the tests in the test file or folder `path` names (resolved, inside the project); None
+    when it names the project root, a file that is not a test file or a folder without tests, or the language
+    has no runner lintel can narrow — the whole suite runs then, and the result's `scope` says so."""
+    path = path.resolve()
+    if path == project.root.resolve() or project.language not in PATH_SELECTORS or "test" not in project.spec.checks:
+        return None
+    base = base_spec(project, config, command)
+    return PATH_SELECTORS[project.language](project, path, base, workspace.resolve())
 
 
 def failing_selection(

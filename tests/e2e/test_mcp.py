@@ -193,6 +193,30 @@ async def test_each_tool_answers_what_the_lsp_command_answers(
     assert names[0] in summary, summary
 
 
+async def test_the_format_check_is_ok_only_when_every_file_is_formatted(
+    start: Start, server_env: dict[str, str]
+) -> None:
+    """run_format_check / lintel.format: the fixture's report.py is not formatted, so the answer is `ok: false`
+    (format findings are warnings, which an error-level `ok` would pass); formatted, it is `ok: true`."""
+    require_toolchain("python")
+    editor = await start("python")
+    async with agent(editor.root, server_env) as client:
+        unformatted = await client.result("run_format_check")
+        assert comparable(unformatted) == comparable(await editor.execute("lintel.format"))
+        assert unformatted is not None
+        assert {i["file"] for i in unformatted["issues"]} == {"src/inventory/report.py"}, unformatted["issues"]
+        assert unformatted["ok"] is False
+
+        report = editor.root / "src" / "inventory" / "report.py"
+        text = report.read_text(encoding="utf-8")
+        text = text.replace('[ f"', '[f"').replace('"   for', '" for').replace(" ]", "]").replace("'", '"')
+        report.write_text(text, encoding="utf-8")  # what `ruff format` makes of it
+        formatted = await client.result("run_format_check")
+        assert comparable(formatted) == comparable(await editor.execute("lintel.format"))
+        assert formatted is not None
+        assert (formatted["issues"], formatted["ok"]) == ([], True)
+
+
 def has_format_finding(diagnostics: Sequence[types.Diagnostic]) -> bool:
     return any(isinstance(d.data, dict) and d.data.get("kind") == "format" for d in diagnostics)
 
@@ -228,6 +252,34 @@ async def test_the_agent_loop_answers_what_the_lsp_commands_answer(start: Start,
         refused_lsp = await error_of(editor, "lintel.runTests", unknown)
         assert await client.error("run_tests", unknown) == refused_lsp.message
         await client.alive()
+
+
+async def test_a_path_naming_a_test_file_runs_its_tests_and_says_so(start: Start, server_env: dict[str, str]) -> None:
+    """runTests/run_tests {path}: a test file runs that file's tests (pytest given the file, `scope` naming it);
+    a source file or the project only picks the project, and `scope` says the whole suite ran."""
+    require_toolchain("python")
+    editor = await start("python")
+    async with agent(editor.root, server_env) as client:
+        one_file = {"path": "tests/test_pricing.py"}
+        over_mcp = await client.result("run_tests", one_file)
+        assert comparable(over_mcp) == comparable(await editor.execute("lintel.runTests", one_file))
+        assert over_mcp is not None
+        assert over_mcp["argv"][-2:] == ["--", "tests/test_pricing.py"]
+        assert over_mcp["scope"] == "the tests in tests/test_pricing.py (`path`)"
+        assert "3 passed" in over_mcp["output"], over_mcp["output"]  # test_models.py's failure did not run
+        assert over_mcp["ok"] is True
+        assert "the tests in tests/test_pricing.py" in text_of(await client.call("run_tests", one_file))
+
+        source = {"path": PRICING}
+        whole = await client.result("run_tests", source)
+        assert comparable(whole) == comparable(await editor.execute("lintel.runTests", source))
+        assert whole is not None
+        assert "--" not in whole["argv"]
+        assert whole["scope"] == (
+            f"the whole suite of the python project at . (`path` {PRICING} is not a test file"
+            " or a folder holding tests)"
+        )
+        assert whole["failures"], "the whole suite ran, with test_models.py's failure"
 
 
 async def test_run_script_answers_what_the_lsp_command_answers(

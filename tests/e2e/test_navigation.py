@@ -146,6 +146,61 @@ async def test_python_through_basedpyright(session: Start, client_name: str) -> 
     assert '"5"' in found, found
 
 
+async def test_the_projects_own_pyright_serves_navigation_before_lintels_basedpyright(
+    session: Start, client_name: str
+) -> None:
+    """A project whose venv ships pyright gets its own server, not the basedpyright of lintel's environment (on
+    PATH). The project's `pyright-langserver` here is the real basedpyright-langserver under pyright's name (the
+    same server, a pyright fork): which binary lintel started is the question."""
+    _require_pyright()
+    nav = await session(client_name, "python")
+    own = nav.path(".venv/bin/pyright-langserver")
+    own.parent.mkdir(parents=True)
+    own.symlink_to(require_tool("basedpyright-langserver"))
+    [definition] = await nav.definition("tests/test_models.py", "restock(item, 2)", "restock")
+    assert _names(nav, [definition]) == {"src/inventory/models.py": "restock"}
+    started = [cmd for pid, cmd in descendants(nav.server_pid).items() if _parent(pid) == nav.server_pid]
+    assert any(str(own) in cmd for cmd in started), started
+    assert not any("basedpyright-langserver" in cmd for cmd in started), started
+
+
+HINTED = "def unused_parameter(count: int) -> int:\n    return missing_name\n    print('never')\n"
+
+
+async def _basedpyright_diagnostics(nav: Nav, relative: str) -> list[types.Diagnostic]:
+    """basedpyright's diagnostics of the file once its error (the undefined name) is published."""
+    nav.path(relative).write_text(HINTED, encoding="utf-8")
+    uri = nav.open(relative)
+    deadline = time.monotonic() + REQUEST_TIMEOUT
+    while not any(d.severity == types.DiagnosticSeverity.Error for d in _from_basedpyright(nav, uri)):
+        assert time.monotonic() < deadline, f"no basedpyright error; messages: {nav.messages}"
+        await asyncio.sleep(0.1)
+    return _from_basedpyright(nav, uri)
+
+
+def _from_basedpyright(nav: Nav, uri: str) -> list[types.Diagnostic]:
+    return [d for d in nav.client.diagnostics.get(uri, ()) if d.source == "basedpyright"]
+
+
+@pytest.mark.parametrize("forward_hints", [False, True])
+async def test_server_hints_are_forwarded_only_when_asked(
+    session: Start, client_name: str, forward_hints: bool
+) -> None:
+    """pyright's standard mode (the python-pyright fixture) says `"count" is not accessed` and `Code is
+    unreachable` as Hints tagged Unnecessary, which crowd diagnostic lists: left out by default, forwarded with
+    `editor.forwardServerHints` (editors grey the code out)."""
+    _require_pyright()
+    options = {**QUIET, "editor": {**QUIET["editor"], "forwardServerHints": forward_hints}}
+    nav = await session(client_name, "python-pyright", init_options=options)
+    found = await _basedpyright_diagnostics(nav, "shapes/hinted.py")
+    hints = [d for d in found if d.severity == types.DiagnosticSeverity.Hint]
+    if forward_hints:
+        assert {d.message for d in hints} >= {'"count" is not accessed', "Code is unreachable"}, found
+        assert all(types.DiagnosticTag.Unnecessary in (d.tags or ()) for d in hints), hints
+    else:
+        assert hints == [], found
+
+
 async def test_references_asked_with_the_first_document_wait_for_basedpyright_to_load_the_workspace(
     session: Start, client_name: str
 ) -> None:

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Fault: a `ruff server` that answers `initialize` (positions in UTF-32, the version in $FAKE_RUFF_VERSION, else
 0.17.6) and then nothing, ever; it ignores `exit` and SIGTERM, so only SIGKILL ends it. Called as
-`mute_ruff_server.py server`."""
+`mute_ruff_server.py server` (and `--version`, answered with that version)."""
 
 import json
 import os
 import signal
 import sys
 
+if sys.argv[1:] == ["--version"]:
+    sys.stdout.write(f"ruff {os.environ.get('FAKE_RUFF_VERSION', '0.17.6')}\n")
+    sys.exit(0)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 while True:

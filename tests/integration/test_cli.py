@@ -209,3 +209,34 @@ def test_thousands_of_findings_are_all_reported_though_the_output_text_is_capped
     assert {i["rule"] for i in report["issues"]} == {"F821"}
     [run] = report["runs"]
     assert (run["status"], run["reason"]) == ("findings", None)
+
+
+def conftest_that_cannot_import(tmp_path: Path) -> Path:
+    root = tmp_path / "pcx"
+    (root / "tests").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "pcx"\nversion = "0"\n')
+    (root / "tests" / "conftest.py").write_text("import not_a_module\n")
+    (root / "tests" / "test_a.py").write_text("def test_a():\n    assert True\n")
+    return root
+
+
+def test_the_text_report_is_quiet_off_a_terminal_and_a_run_that_did_not_finish_is_one_line(tmp_path: Path) -> None:
+    """stderr is a pipe here, as in CI or for an agent: no progress lines unless --progress; pytest's ImportError
+    traceback is one `not checked` line in the text report, whole in the JSON one."""
+    require_tool("pytest")
+    root = conftest_that_cannot_import(tmp_path)
+    proc = run_lintel("check", "--only", "test", str(root))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert proc.stderr == ""
+    [line] = [line for line in proc.stdout.splitlines() if line.startswith("not checked:")]
+    assert "ModuleNotFoundError: No module named 'not_a_module'" in line, proc.stdout
+    assert "import not_a_module" not in proc.stdout
+    assert len(proc.stdout.splitlines()) == 2, proc.stdout  # that line and the summary
+
+    shown = run_lintel("check", "--only", "test", "--progress", str(root))
+    assert shown.stderr.splitlines()[0] == "lintel: running python test…", shown.stderr
+    assert len(shown.stderr.splitlines()) == 2, shown.stderr  # started, ended
+
+    document = json.loads(run_lintel("check", "--only", "test", "--format", "json", str(root)).stdout)
+    [run] = document["runs"]
+    assert "import not_a_module" in run["reason"]

@@ -15,6 +15,7 @@ import os
 import random
 import signal
 import subprocess
+import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
@@ -26,7 +27,7 @@ from lintel.languages.python import RUFF_LINT
 from lintel.parsers.base import ToolOutput
 from lintel.parsers.python import parse_ruff
 from lintel.positions import Unit
-from lintel.workers.base import LintWorker, WorkerError, WorkerKey
+from lintel.workers.base import LintWorker, WorkerError, WorkerKey, WorkerUnsupported
 from lintel.workers.ruff import RuffWorker
 
 from tests.helpers import REPO, copy_workspace, require_tool
@@ -388,12 +389,29 @@ async def test_unanswered_request_times_out(tmp_path: Path, start_worker: Start)
 
 
 async def test_older_ruff_is_refused(tmp_path: Path) -> None:
-    """ruff before 0.17 marks no fix of its server's as safe: its worker refuses to start (the CLI lints)."""
-    env = {**os.environ, "FAKE_RUFF_VERSION": "0.16.0"}
+    """ruff before 0.17 has no server whose answers lintel reads (a project's pin): `ruff --version` says so before
+    any server starts, and the worker declines (WorkerUnsupported: the pool lets the CLI lint, quietly)."""
+    env = {**os.environ, "FAKE_RUFF_VERSION": "0.12.12"}
     worker = RuffWorker(WorkerKey("ruff", write_project(tmp_path / "old")), MUTE_SERVER, env)
-    with pytest.raises(WorkerError, match=r"ruff 0\.16\.0 is older than the warm worker reads \(0\.17\)"):
+    with pytest.raises(WorkerUnsupported, match=r"ruff 0\.12\.12 is older than the warm worker reads \(0\.17\)"):
         await worker.start()
     assert not worker.alive
+    assert worker.pid is None  # no server was started
+
+
+async def test_a_server_older_than_its_cli_says_is_refused_too(tmp_path: Path) -> None:
+    """The version the server itself reports is checked as well (a `ruff` wrapper that runs another ruff)."""
+    env = {**os.environ, "FAKE_RUFF_VERSION": "0.12.12"}
+    wrapper = tmp_path / "ruff"
+    wrapper.write_text(
+        '#!/bin/sh\n[ "$1" = --version ] && { echo "ruff 0.17.6"; exit 0; }\n'
+        f'exec {sys.executable} {MUTE_SERVER} "$@"\n',
+        encoding="utf-8",
+    )
+    wrapper.chmod(0o755)
+    worker = RuffWorker(WorkerKey("ruff", write_project(tmp_path / "old")), wrapper, env)
+    with pytest.raises(WorkerUnsupported, match=r"ruff 0\.12\.12 is older"):
+        await worker.start()
     assert worker.pid is not None
     assert not running(worker.pid)
 

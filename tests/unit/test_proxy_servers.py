@@ -67,6 +67,39 @@ def test_python_prefers_basedpyright_then_pyright(tmp_path: Path, monkeypatch: p
     assert command.argv == (str(bin_dir / "pyright-langserver"), "--stdio")
 
 
+@pytest.mark.parametrize("bin_dir", [".venv/bin", "node_modules/.bin"])
+def test_the_projects_own_pyright_wins_over_basedpyright_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bin_dir: str
+) -> None:
+    """lintel's environment ships basedpyright (on PATH); a project whose venv (or node_modules) has pyright gets
+    its own pyright for navigation."""
+    elsewhere = tmp_path / "lintel-env" / "bin"
+    touch(elsewhere / "basedpyright-langserver", "#!/bin/sh\n").chmod(0o755)
+    monkeypatch.setenv("PATH", str(elsewhere))
+    project = tmp_path / "project"
+    own = touch(project / bin_dir / "pyright-langserver", "#!/bin/sh\n")
+    own.chmod(0o755)
+    command = resolve_command(LANGUAGES["python"], project_root=project, workspace_root=project)
+    assert command.argv == (str(own), "--stdio")
+    own.unlink()
+    command = resolve_command(LANGUAGES["python"], project_root=project, workspace_root=project)
+    assert command.argv == (str(elsewhere / "basedpyright-langserver"), "--stdio")
+
+
+def test_the_projects_own_typescript_language_server_wins_over_a_global_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = tmp_path / "global" / "bin"
+    touch(elsewhere / "typescript-language-server", "#!/bin/sh\n").chmod(0o755)
+    monkeypatch.setenv("PATH", str(elsewhere))
+    web = tmp_path / "repo" / "web"
+    touch(tmp_path / "repo" / ".git" / "HEAD")
+    hoisted = touch(tmp_path / "repo" / "node_modules" / ".bin" / "typescript-language-server", "#!/bin/sh\n")
+    hoisted.chmod(0o755)
+    command = resolve_command(LANGUAGES["node"], project_root=web, workspace_root=tmp_path / "repo")
+    assert command.argv == (str(hoisted), "--stdio")
+
+
 def test_a_configured_argv_wins_and_a_missing_binary_says_how_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

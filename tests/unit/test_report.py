@@ -7,6 +7,7 @@ import pytest
 from lintel.checks import RunResult, compose_output
 from lintel.issues import make_issue
 from lintel.report import RENDERERS, CheckReport, ProjectEntry
+from lintel.report.text import SHORT_REASON_CHARS, short_reason
 
 from tests.helpers import make_project
 
@@ -45,6 +46,49 @@ def test_text_names_checks_that_did_not_run(tmp_path: Path) -> None:
     text = RENDERERS["text"](report(tmp_path, not_checked=True))
     assert "not checked: python typecheck: mypy missing" in text
     assert text.rstrip().endswith("from 1 check; 1 not checked")
+
+
+# What pytest's exit 4 leaves as the reason (captured: a conftest.py importing a module that is not installed).
+CONFTEST_REASON = (
+    "pytest failed (exit 4): ImportError while loading conftest '/tmp/pcx/tests/conftest.py'.\n"
+    "tests/conftest.py:1: in <module>\n    import not_a_module\n"
+    "E   ModuleNotFoundError: No module named 'not_a_module'"
+)
+
+
+def test_a_not_checked_reason_is_one_line_in_the_text_report_and_whole_in_json(tmp_path: Path) -> None:
+    checked = report(tmp_path, not_checked=True)
+    checked.runs[1].reason = CONFTEST_REASON
+    text = RENDERERS["text"](checked)
+    [line] = [line for line in text.splitlines() if line.startswith("not checked:")]
+    assert line == (
+        "not checked: python typecheck: pytest failed (exit 4): ImportError while loading conftest "
+        "'/tmp/pcx/tests/conftest.py'. … E ModuleNotFoundError: No module named 'not_a_module' (whole: --format json)"
+    )
+    assert "import not_a_module" not in text
+    [run] = [r for r in json.loads(RENDERERS["json"](checked))["runs"] if r["status"] == "not_checked"]
+    assert run["reason"] == CONFTEST_REASON
+
+
+@pytest.mark.parametrize(
+    ("reason", "short"),
+    [
+        ("mypy missing", "mypy missing"),
+        (None, "no reason given"),
+        ("x failed (exit 2):\n=====\n!!!!! Interrupted: 1 error during collection !!!!!\n", None),
+        ("word " * 100, None),
+    ],
+)
+def test_short_reasons(reason: str | None, short: str | None) -> None:
+    shown = short_reason(reason)
+    assert "\n" not in shown
+    assert len(shown) <= SHORT_REASON_CHARS + len(" (whole: --format json)")
+    if short is not None:
+        assert shown == short
+    else:
+        assert shown.endswith("(whole: --format json)")
+    if reason and "Interrupted" in reason:
+        assert shown == "x failed (exit 2): … Interrupted: 1 error during collection (whole: --format json)"
 
 
 def test_json_document(tmp_path: Path) -> None:

@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from lintel import actions
+from lintel.actions import CommandArgs
 from lintel.checks import RunResult
 from lintel.config import LintelConfig
 from lintel.detect import detect
 from lintel.errors import BadArgument, NothingToRun, NotSupported
 from lintel.issues import TestFailure
-from lintel.languages import Project
+from lintel.languages import LANGUAGES, Project, Registry
 from lintel.scripts import script_command
-from lintel.testruns import failing_selection, merge, select_tests
+from lintel.testruns import failing_selection, merge, path_selection, select_tests
 
 from tests.helpers import copy_workspace, make_project
 
@@ -401,3 +404,92 @@ def test_a_recorded_node_failure_placed_in_the_code_under_test_is_run_by_name_al
     assert selection is not None
     [spec] = selection.runs
     assert after(list(spec.argv), "-t") == [r"^(?:cart \(v2\) sums 2\+2)$"]
+
+
+# --- runTests {path}: a test file or folder runs those tests ----------------------------------------------
+
+
+def path_argvs(project: Project, path: str) -> list[list[str]] | None:
+    selection = path_selection(project, project.root / path, workspace=project.root, config=LintelConfig())
+    return None if selection is None else [list(spec.argv) for spec in selection.runs]
+
+
+def test_a_path_naming_a_pytest_file_or_folder_is_given_to_pytest_and_sources_are_not(tmp_path: Path) -> None:
+    project = project_of(tmp_path, "python")
+    assert [after(a, "--") for a in path_argvs(project, "tests/test_models.py") or []] == [["tests/test_models.py"]]
+    assert [after(a, "--") for a in path_argvs(project, "tests") or []] == [["tests"]]
+    assert path_argvs(project, "src/inventory/models.py") is None  # a source file: the whole suite
+    assert path_argvs(project, "src") is None  # a folder without test files
+    assert path_argvs(project, ".") is None  # the project itself
+
+
+def test_a_path_naming_a_go_test_file_runs_its_tests_and_a_folder_its_packages(tmp_path: Path) -> None:
+    project = project_of(tmp_path, "go")
+    assert [after(a, "-run") for a in path_argvs(project, "sub/calc_test.go") or []] == [
+        ["^(TestAdd|TestScale)$", "./sub"]
+    ]
+    [argv] = path_argvs(project, "sub") or []
+    assert argv[:2] == ["go", "test"]
+    assert argv[-1] == "./sub/..."
+    assert "./..." not in argv
+    assert path_argvs(project, "sub/calc.go") is None
+
+
+def test_a_path_naming_a_cargo_integration_file_runs_its_target_and_a_source_file_its_tests(tmp_path: Path) -> None:
+    project = project_of(tmp_path, "rust")
+    assert path_argvs(project, "tests/integration.rs") == [["cargo", "test", "--no-fail-fast", "--test", "integration"]]
+    assert path_argvs(project, "tests") == [["cargo", "test", "--no-fail-fast", "--test", "integration"]]
+    [argv] = path_argvs(project, "src/shapes.rs") or []
+    assert argv[3 : argv.index("--")] == ["--lib"]
+    assert after(argv, "--") == ["--exact", "shapes::tests::makes_points", "shapes::tests::ranges"]
+    assert path_argvs(project, "src/main.rs") is None  # no #[test] in it
+
+
+def test_a_path_naming_a_js_test_file_or_folder_runs_those_files(tmp_path: Path) -> None:
+    files = {"test/cart.test.js": SPEC, "test/deep/total.test.js": SPEC, "src/cart.js": "export {};\n"}
+    project = node_project(tmp_path, "vitest run", files)
+    [argv] = path_argvs(project, "test/cart.test.js") or []
+    assert argv[-1] == "test/cart.test.js"
+    [argv] = path_argvs(project, "test") or []
+    assert argv[-2:] == ["test/cart.test.js", "test/deep/total.test.js"]
+    assert path_argvs(project, "src/cart.js") is None
+    assert path_argvs(project, "src") is None
+
+
+@dataclass
+class _Folder:
+    root: Path
+    config: LintelConfig = field(default_factory=LintelConfig)
+    languages: Registry = LANGUAGES
+    last_tests: dict[tuple[Path, str], RunResult] = field(default_factory=dict)
+
+
+def test_the_scope_says_what_a_path_runs(tmp_path: Path) -> None:
+    project = project_of(tmp_path, "python")
+    folder = _Folder(project.root)
+
+    def scope(path: str) -> tuple[bool, str]:
+        chosen = actions.test_scope("lintel.runTests", folder, project, CommandArgs(path=path), project.root / path)
+        return chosen.selection is not None, chosen.text
+
+    assert scope("tests/test_models.py") == (True, "the tests in tests/test_models.py (`path`)")
+    assert scope(".") == (
+        False,
+        "the whole suite of the python project at . (`path` names the project; name a test file or folder to run "
+        "only its tests)",
+    )
+    assert scope("src/inventory") == (
+        False,
+        "the whole suite of the python project at . (`path` src/inventory is not a test file or a folder holding "
+        "tests)",
+    )
+
+
+def test_a_path_whose_tests_lintel_cannot_narrow_to_runs_the_whole_suite_and_says_why(tmp_path: Path) -> None:
+    project = node_project(tmp_path, "eslint . && tsc", {"test/cart.test.js": SPEC})
+    chosen = actions.test_scope(
+        "lintel.runTests", _Folder(project.root), project, CommandArgs(path="test"), project.root / "test"
+    )
+    assert chosen.selection is None
+    assert chosen.text.startswith("the whole suite of the node project at . (`path` test names tests, but ")
+    assert "calls none of" in chosen.text

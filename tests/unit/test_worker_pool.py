@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from lintel.issues import Issue, make_issue
-from lintel.workers.base import LintWorker, WorkerError, WorkerKey
+from lintel.workers.base import LintWorker, WorkerError, WorkerKey, WorkerUnsupported
 from lintel.workers.pool import MAX_FAILURES, WorkerKind, WorkerPool
 
 FINDING = make_issue(kind="lint", message="m", source="fake", severity="error", file="a.js", line=1, column=1)
@@ -30,6 +30,7 @@ class FakeWorker:
         self.may_answer = asyncio.Event()
         self.may_answer.set()
         self.answer: list[Issue] | Exception = [FINDING]
+        self.refusal: WorkerError | None = None  # what start raises
         self.running = False
         self.stopped = False
         self.ended = asyncio.Event()
@@ -37,6 +38,8 @@ class FakeWorker:
     async def start(self) -> None:
         self.starting.set()
         await self.may_start.wait()
+        if self.refusal is not None:
+            raise self.refusal
         self.running = True
 
     async def lint(self, file: Path, text: str, *, workspace: Path) -> list[Issue]:
@@ -68,6 +71,7 @@ class Harness:
         self.told: list[tuple[str, str]] = []
         self.watched = watched
         self.answer: list[Issue] | Exception = [FINDING]  # what the workers made from now on answer
+        self.refusal: WorkerError | None = None  # what their start raises
         self.first_made = asyncio.Event()
         self.pool = WorkerPool(
             {"fake": WorkerKind("true", self.factory)}, report=lambda cause, message: self.told.append((cause, message))
@@ -76,6 +80,7 @@ class Harness:
     def factory(self, key: WorkerKey, binary: Path, env: Mapping[str, str]) -> FakeWorker:
         self.made.append(FakeWorker(key, self.watched))
         self.made[-1].answer = self.answer
+        self.made[-1].refusal = self.refusal
         self.first_made.set()
         return self.made[-1]
 
@@ -247,6 +252,25 @@ async def test_no_worker_starts_after_stop_all(tmp_path: Path) -> None:
     assert harness.made == []
 
 
+async def test_an_unsupported_tool_is_left_to_the_cli_quietly_until_its_installation_changes(tmp_path: Path) -> None:
+    """An older ruff (WorkerUnsupported): no report (no pop-up on every start), no start on each save; a new
+    installation (a watched file changed) is tried again."""
+    binary = tmp_path / "ruff"
+    binary.write_text("0.12", encoding="utf-8")
+    harness = Harness(tmp_path, [binary])
+    harness.refusal = WorkerUnsupported("ruff 0.12.12 is older than the warm worker reads (0.17)")
+    for _ in range(MAX_FAILURES + 1):
+        assert await harness.lint() is None
+    assert len(harness.made) == 1
+    assert harness.told == []
+
+    binary.write_text("0.17.6", encoding="utf-8")
+    harness.refusal = None
+    assert await harness.lint() == [FINDING]
+    assert len(harness.made) == 2
+    await harness.pool.stop_all()
+
+
 async def test_a_worker_that_cannot_even_be_made_is_a_reported_start_failure(tmp_path: Path) -> None:
     def broken(key: WorkerKey, binary: Path, env: Mapping[str, str]) -> FakeWorker:
         raise RuntimeError("no such worker")
@@ -295,6 +319,7 @@ class EagerHarness(Harness):
     def factory(self, key: WorkerKey, binary: Path, env: Mapping[str, str]) -> FakeWorker:
         self.made.append(EagerWorker(key, self.watched))
         self.made[-1].answer = self.answer
+        self.made[-1].refusal = self.refusal
         self.first_made.set()
         return self.made[-1]
 

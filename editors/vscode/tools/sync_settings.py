@@ -58,6 +58,10 @@ DESCRIPTIONS: Mapping[str, str] = {
     ),
     "editor.changeDebounceMs": "Milliseconds of quiet typing before a lint-on-change run starts.",
     "editor.forwardServerDiagnostics": "Show the diagnostics of forwarded language servers (gopls, rust-analyzer…).",
+    "editor.forwardServerHints": (
+        "Also show their Hint-level diagnostics (basedpyright's \"`x` is not accessed\", tsserver's suggestions), "
+        "which editors use to grey out unused code; off, they do not crowd the diagnostics list."
+    ),
     "editor.warmWorkers": (
         "Lint on open, save and change through a warm worker per tool and project (the project's own eslint kept "
         "loaded; `ruff server`), with the CLI's findings; an edited buffer is linted as it changes, for its save. "

@@ -105,6 +105,9 @@ class ServerSpec:
     initialization_options: Mapping[str, Any] | None = None
     load_signal: LoadSignal | None = None
     root_rule: RootRule | None = None
+    # What the server shows (window/showMessage) that is for its own developers, not the user (regular
+    # expressions, searched): logged, never a pop-up (lintel.proxy.messages).
+    chatter: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

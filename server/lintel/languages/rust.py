@@ -286,7 +286,13 @@ LANGUAGE = LanguageSpec(
     file_scope=file_scope,
     formatter_for=formatter_for,
     server=ServerSpec(
-        (("rust-analyzer",),), "rustup component add rust-analyzer", ("Cargo.toml",), root_rule=_cargo_workspace_rule
+        (("rust-analyzer",),),
+        "rustup component add rust-analyzer",
+        ("Cargo.toml",),
+        root_rule=_cargo_workspace_rule,
+        # rust-analyzer's "poke the developers" errors, shown by builds from source (POKE_RA_DEVS): a slow turn of
+        # its main loop, a request that panicked (it hides panics from users otherwise).
+        chatter=(r"^overly long loop turn took ", r"^server panicked.*, check the log$"),
     ),
     install_dirs=install_dirs,
     order=20,

@@ -154,7 +154,8 @@ def run_summary(result: RunResult) -> str:
     else:
         head = "passed (output not parsed)" if result.status == "passed" else _counts(result.issues)
         shown = result.issues
-    return "\n".join([f"{result.tool}: {head} in {_seconds(result.duration_ms)}", *_issue_lines(shown)])
+    scope = f" — {result.scope}" if result.scope else ""
+    return "\n".join([f"{result.tool}: {head} in {_seconds(result.duration_ms)}{scope}", *_issue_lines(shown)])
 
 
 def diagnostics_summary(found: FileDiagnostics) -> str:
@@ -196,6 +197,16 @@ def _project_run(run: ProjectRun) -> Call:
         return Answer(result.result_json(), run_summary(result))
 
     return call
+
+
+async def _run_tests(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
+    """run_tests: its `path` also says what to run when it names a test file or folder."""
+    folder, project = actions.project(host.folders, args)
+    _, where = actions.target(host.folders, args)
+    result = await actions.run_tests(
+        tool.name, folder, project, args, where=where, trusted=host.trusted, on_start=on_start
+    )
+    return Answer(result.result_json(), run_summary(result))
 
 
 def _check(check: CheckName) -> Call:
@@ -248,11 +259,12 @@ TOOLS: tuple[AgentTool, ...] = (
     AgentTool(
         "run_tests",
         "lintel.runTests",
-        "Run the project's tests (pytest, go test, cargo test, the package.json test script): all of them, or"
-        " only `tests`." + _RESULT + " and failures (name, file, line, message). Failing tests are a result"
-        " (ok: false), not an error.",
+        "Run the project's tests (pytest, go test, cargo test, the package.json test script): all of them, only"
+        " `tests`, or those in the test file or folder `path` names (a `path` naming the project or a source file"
+        " runs the whole suite); `scope` in the result says which." + _RESULT + " and failures (name, file, line,"
+        " message). Failing tests are a result (ok: false), not an error.",
         (*_RUN, "tests"),
-        _project_run(actions.run_tests),
+        _run_tests,
     ),
     AgentTool(
         "run_failing_tests",

@@ -67,6 +67,7 @@ class ChildSpec:
     capabilities: types.ClientCapabilities = field(default_factory=types.ClientCapabilities)
     initialization_options: Any = None
     load_signal: LoadSignal | None = None  # what says it has loaded its workspace (None: answering says so)
+    chatter: tuple[str, ...] = ()  # its window/showMessage texts that are not for the user (ServerSpec.chatter)
     env: Mapping[str, str] | None = None
     start_timeout: float = 60.0
     stop_grace: float = 2.0

@@ -38,23 +38,27 @@ def resolve_command(
     binaries: Mapping[str, str] | None = None,
 ) -> Command:
     """The configured argv (`languages.<lang>.server`) or the first default whose binary is found, each
-    binary resolved like the tools' (setting, project-local, PATH)."""
+    binary resolved like the tools' (setting, project-local, PATH). The defaults are tried first in the project
+    alone, then everywhere: a project whose venv ships pyright gets its own pyright, not the basedpyright that
+    lintel's environment (PATH) holds."""
     spec = language.server
     hint = spec.install_hint if spec is not None else ""
     candidates = (tuple(override),) if override else (spec.candidates if spec is not None else ())
     proxy_only = False
-    for argv in candidates:
-        found = resolve_binary(
-            argv[0],
-            project_root=project_root,
-            workspace_root=workspace_root,
-            setting=(binaries or {}).get(argv[0]),
-            install_dirs=language.install_dirs(),
-        )
-        log.debug("%s: %s -> %s (tried %s)", language.name, argv[0], found.path, ", ".join(found.tried))
-        if found.path is not None:
-            return Command((found.path, *argv[1:]), argv[0], hint)
-        proxy_only = proxy_only or found.proxy_only
+    for local_only in (True, False):
+        for argv in candidates:
+            found = resolve_binary(
+                argv[0],
+                project_root=project_root,
+                workspace_root=workspace_root,
+                setting=(binaries or {}).get(argv[0]),
+                install_dirs=language.install_dirs(),
+                local_only=local_only,
+            )
+            log.debug("%s: %s -> %s (tried %s)", language.name, argv[0], found.path, ", ".join(found.tried))
+            if found.path is not None:
+                return Command((found.path, *argv[1:]), argv[0], hint)
+            proxy_only = proxy_only or found.proxy_only
     names = " or ".join(argv[0] for argv in candidates) or f"no language server for {language.name}"
     return Command(None, names, hint, proxy_only=proxy_only)
 

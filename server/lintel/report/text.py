@@ -10,6 +10,9 @@ from lintel.issues import Issue
 from lintel.report.model import CheckReport, ProjectGroup
 
 _WS = re.compile(r"\s+")
+# Rule lines and banners around tools' messages (pytest's `=====`, `!!!!! Interrupted … !!!!!`).
+_DECORATION = re.compile(r"^[=!*#~_-]+\s*|\s*[=!*#~_-]+$")
+SHORT_REASON_CHARS = 300
 
 
 def issue_line(issue: Issue) -> str:
@@ -27,8 +30,25 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+def short_reason(reason: str | None) -> str:
+    """A not-checked run's reason on one line: its first line (what failed, how it exited) and, from a tool's
+    output quoted after it (a traceback), the last line, where tools put the error that stopped them. The whole
+    reason and output stay in `--format json`."""
+    lines = [line for raw in (reason or "").splitlines() if (line := _DECORATION.sub("", raw.strip()))]
+    if not lines:
+        return "no reason given"
+    text = lines[0] if len(lines) == 1 else f"{lines[0]} … {lines[-1]}"
+    text = _WS.sub(" ", text)
+    if len(text) > SHORT_REASON_CHARS:
+        text = text[: SHORT_REASON_CHARS - 2].rsplit(" ", 1)[0] + " …"
+    shortened = len(lines) > 1 or text.endswith(" …")
+    return f"{text} (whole: --format json)" if shortened else text
+
+
 def _run_lines(runs: list[RunResult]) -> list[str]:
-    lines = [f"not checked: {r.language} {r.check}: {r.reason}" for r in runs if r.status == "not_checked"]
+    lines = [
+        f"not checked: {r.language} {r.check}: {short_reason(r.reason)}" for r in runs if r.status == "not_checked"
+    ]
     # A success whose findings, if any, lintel could not read.
     lines.extend(f"passed (output not parsed): {r.language} {r.check}: {r.tool}" for r in runs if r.status == "passed")
     lines.extend(coverage_line(r) for r in runs if r.coverage is not None)

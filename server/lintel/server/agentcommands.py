@@ -42,10 +42,14 @@ class AgentCommands:
         return self.commands.server.session.trusted
 
     async def run_tests(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
-        """runTests with `tests`: only those tests; their files' test diagnostics replaced, the record too."""
+        """runTests: with `tests`, or a `path` naming a test file or folder, only those tests (their files' test
+        diagnostics replaced, the record too); otherwise the whole suite. `scope` in the result says which."""
         folder, project = self._project(args)
-        selection = actions.test_selection(params.command, folder, project, args)
-        return await self._run_tests(params, args, folder, project, selection)
+        _, where = self.commands.folder(args)
+        scope = actions.test_scope(params.command, folder, project, args, where)
+        if scope.selection is None:
+            return await self.commands.run(params, args, "test", scope=scope.text)
+        return await self._run_tests(params, args, folder, project, scope.selection, scope.text)
 
     async def run_failing_tests(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         """The failures of the project's last test run, rerun; the record becomes this run's."""
@@ -55,7 +59,7 @@ class AgentCommands:
             last = actions.last_test_run(folder, project)
             assert last is not None  # without a record the selection was refused
             return nothing_to_rerun(project, last).result_json()
-        return await self._run_tests(params, args, folder, project, selection)
+        return await self._run_tests(params, args, folder, project, selection, None)
 
     async def run_script(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         folder, project = self._project(args)
@@ -81,10 +85,12 @@ class AgentCommands:
         folder: Folder,
         project: Project,
         selection: Selection,
+        scope: str | None,
     ) -> Any:
         title = f"lintel: {project.language} test (subset)"
         async with self.progress(self.commands.server, params.work_done_token, title) as progress:
             result = await actions.run_test_selection(folder, project, selection, args, on_start=progress.started)
+        result.scope = scope
         # Only the files the subset covers (and those it mentions) get their test diagnostics replaced.
         scopes: list[Path] = list(selection.files)
         self.commands.diagnostics.publish_run(folder, result, "test", scopes)

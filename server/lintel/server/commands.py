@@ -82,7 +82,7 @@ class Commands:
         # The last coverage run of each project, for testsCovering (kept on disk too: lintel.coverage.store).
         self.coverage_store = CoverageStore()
         self.handlers: dict[str, Callable[[types.ExecuteCommandParams, CommandArgs], Awaitable[Any]]] = {
-            RUN_TESTS: lambda p, a: self.run(p, a, "test") if a.tests is None else agent.run_tests(p, a),
+            RUN_TESTS: agent.run_tests,
             TYPECHECK: lambda p, a: self.run(p, a, "typecheck"),
             LINT: lambda p, a: self.run(p, a, "lint"),
             FORMAT: lambda p, a: self.run(p, a, "format"),
@@ -122,7 +122,9 @@ class Commands:
 
     # -- commands ------------------------------------------------------------------------------------
 
-    async def run(self, params: types.ExecuteCommandParams, args: CommandArgs, check: CheckName) -> Any:
+    async def run(
+        self, params: types.ExecuteCommandParams, args: CommandArgs, check: CheckName, *, scope: str | None = None
+    ) -> Any:
         folder, project = self.project(args)
         actions.require_trust(self.server.session.trusted)
         actions.require_check(params.command, project, check)
@@ -136,6 +138,7 @@ class Commands:
                 trusted=self.server.session.trusted,
                 on_start=lambda pid: progress.started(pid),
             )
+        result.scope = scope
         channel = "test" if check == "test" else check
         self.diagnostics.publish_run(folder, result, channel, project.root)
         return result.result_json()

@@ -24,6 +24,7 @@ from lintel.languages import LANGUAGES
 from lintel.proxy.client import REQUEST_FAILED, Answer, ChildClient, ChildSpec, child_capabilities
 from lintel.proxy.encoding import LineCache, Recoder
 from lintel.proxy.manager import Child, ChildKey, Manager
+from lintel.proxy.messages import shown
 from lintel.proxy.router import Router
 from lintel.proxy.servers import Command, resolve_command, server_root
 from lintel.pyglscompat import converter_of
@@ -101,6 +102,7 @@ class ServerHooks:
             initialization_options=spec.server.initialization_options,
             # A server the user configured is not the one whose load signal lintel knows.
             load_signal=None if configured else spec.server.load_signal,
+            chatter=spec.server.chatter,
             env=dict(os.environ),
         )
 
@@ -277,18 +279,21 @@ class EditorBridge:
         path = _path(uri)
         folder = server.session.folder_for(path) if path is not None else None
         folder = folder or server.session.folder_for(child.spec.root)
-        forward = folder.config.editor.forward_server_diagnostics if folder is not None else True
+        settings = folder.config.editor if folder is not None else EditorSettings()
         diagnostics: list[types.Diagnostic] = []
-        if forward:
+        if settings.forward_server_diagnostics:
             raw = Recoder(child.encoding, server.session.encoding, self.lines).walk(
                 params.get("diagnostics") or [], uri, uri
             )
             diagnostics = self._converter.structure(raw, list[types.Diagnostic])
+            if not settings.forward_server_hints:
+                diagnostics = [d for d in diagnostics if d.severity != types.DiagnosticSeverity.Hint]
         self._diagnostics.put(uri, channel, diagnostics)
 
     def show_message(self, child: ChildClient, params: types.ShowMessageParams) -> None:
+        """A pop-up at the child's own type, once per text, only when it is for the user; else the log."""
         message = f"{child.name}: {params.message}"
-        if params.type == types.MessageType.Error:
+        if shown(params.type, params.message, child.spec.chatter):
             self._server.notifier.once(f"child-message:{child.spec.id}:{params.message}", message, params.type)
         else:
             self._server.notifier.log(message, params.type)

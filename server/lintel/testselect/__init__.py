@@ -12,6 +12,8 @@ from lintel.testselect import go, node, python, rust
 from lintel.testselect.base import Selection, TestRef, parse_identity, recorded_ref
 
 Selector = Callable[[Project, Sequence[TestRef], ToolSpec, Path], Selection]
+# runTests {path}: the tests in a file or under a folder (resolved, inside the project), None when it holds none.
+PathSelector = Callable[[Project, Path, ToolSpec, Path], "Selection | None"]
 
 SELECTORS: Mapping[str, Selector] = {
     "python": python.select,
@@ -20,4 +22,20 @@ SELECTORS: Mapping[str, Selector] = {
     "node": node.select,
 }
 
-__all__ = ["SELECTORS", "Selection", "Selector", "TestRef", "parse_identity", "recorded_ref"]
+PATH_SELECTORS: Mapping[str, PathSelector] = {
+    "python": python.select_path,
+    "go": go.select_path,
+    "rust": rust.select_path,
+    "node": node.select_path,
+}
+
+__all__ = [
+    "PATH_SELECTORS",
+    "SELECTORS",
+    "PathSelector",
+    "Selection",
+    "Selector",
+    "TestRef",
+    "parse_identity",
+    "recorded_ref",
+]

@@ -52,6 +52,21 @@ def select(project: Project, refs: Sequence[TestRef], base: ToolSpec, workspace:
     return Selection(tuple(runs), tuple(dict.fromkeys(files)))
 
 
+def select_path(project: Project, path: Path, base: ToolSpec, workspace: Path) -> Selection | None:
+    """runTests {path}: a `_test.go` file's Test functions (`-run`), or a folder's packages (`./dir/...`, as
+    go names a folder and those below it); None for a source file or a folder without `_test.go` files."""
+    if path.is_file():
+        if not path.name.endswith("_test.go"):
+            return None
+        return select(project, [TestRef(relative(project, path), file=path)], base, workspace)
+    files = [f for d in project_folders(path, (".", "_")) for f in sorted(d.glob("*_test.go"))]
+    if not files:
+        return None
+    kept = [a for a in base.argv if not (a == "./..." or a.endswith("/..."))]
+    spec = dataclasses.replace(base, argv=(*kept, f"./{relative(project, path)}/..."))
+    return Selection((spec,), tuple(files))
+
+
 def _modules(root: Path) -> list[tuple[str, Path]]:
     """(module path, folder) of the project's module and the modules its go.work uses, longest path first."""
     folders = [root, *(root / use for use in go_work_uses(root) or ())]

@@ -145,11 +145,19 @@ def _filter(ref: TestRef, project: Project) -> _Filter:
     return _Filter(path, suite=all(t.suite for t in declared))
 
 
-def _test_files(project: Project) -> list[Path]:
+def select_path(project: Project, path: Path, base: ToolSpec, workspace: Path) -> Selection | None:
+    """runTests {path}: a test file, or the test files under a folder, run whole; None when it holds none."""
+    files = ([path] if is_test_file(project, path) else []) if path.is_file() else _test_files(project, path)
+    if not files:
+        return None
+    return select(project, [TestRef(relative(project, f), file=f) for f in files], base, workspace)
+
+
+def _test_files(project: Project, under: Path | None = None) -> list[Path]:
     """The project's test files by the runners' usual names (`*.test.js`, `*.spec.ts`, `test/**`)."""
     root = project.root.resolve()
     found: list[Path] = []
-    for folder in project_folders(root):
+    for folder in project_folders(under or root):
         for file in sorted(folder.iterdir()):
             if is_test_file(project, file) and file.is_file():
                 found.append(file)

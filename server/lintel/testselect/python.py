@@ -13,7 +13,7 @@ from pathlib import Path
 
 from lintel.errors import BadArgument
 from lintel.languages import Project, ToolSpec
-from lintel.testselect.base import Selection, TestRef, no_test, relative, resolve_file, unique
+from lintel.testselect.base import Selection, TestRef, no_test, project_folders, relative, resolve_file, unique
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -28,6 +28,22 @@ def select(project: Project, refs: Sequence[TestRef], base: ToolSpec, workspace:
     # `--` keeps a node id that starts with `-` from being read as an option.
     argv = (*base.argv, "--", *unique(ids))
     return Selection((dataclasses.replace(base, argv=argv),), tuple(dict.fromkeys(files)))
+
+
+def select_path(project: Project, path: Path, base: ToolSpec, workspace: Path) -> Selection | None:
+    """runTests {path}: a test file or a folder given to pytest as it is (pytest collects what is below);
+    None when it holds no test file (a source file, a folder of sources)."""
+    candidates = [path] if path.is_file() else [f for d in project_folders(path) for f in sorted(d.glob("*.py"))]
+    files = [f for f in candidates if is_test_file(f)]
+    if not files:
+        return None
+    argv = (*base.argv, "--", relative(project, path))
+    return Selection((dataclasses.replace(base, argv=argv),), tuple(files))
+
+
+def is_test_file(file: Path) -> bool:
+    """pytest's default `python_files`: `test_*.py` and `*_test.py`."""
+    return file.suffix == ".py" and (file.name.startswith("test_") or file.stem.endswith("_test"))
 
 
 def node_id_for(ref: TestRef, project: Project, workspace: Path) -> tuple[str, Path]:

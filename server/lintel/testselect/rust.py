@@ -59,6 +59,24 @@ def select(project: Project, refs: Sequence[TestRef], base: ToolSpec, workspace:
     return Selection((dataclasses.replace(base, argv=argv),), tuple(dict.fromkeys(files)))
 
 
+def select_path(project: Project, path: Path, base: ToolSpec, workspace: Path) -> Selection | None:
+    """runTests {path}: the tests in a file or under a folder; None when there are none. Integration test files
+    (`tests/x.rs`) run as their whole targets (`--test x`); tests in `src/` by their exact names."""
+    tests = [t for t in crate_tests(project) if t.file.is_relative_to(path)]
+    if not tests:
+        return None
+    files = tuple(dict.fromkeys(t.file for t in tests))
+    if any(t.target[0] != "--test" for t in tests):
+        return select(project, [TestRef(relative(project, f), file=f) for f in files], base, workspace)
+    kept = [a for a in base.argv if a != "--"]
+    flags: list[str] = []
+    if "--workspace" in kept:
+        kept.remove("--workspace")
+        flags += [arg for crate in unique([t.crate for t in tests]) for arg in ("-p", crate)]
+    flags += [arg for target in unique([" ".join(t.target) for t in tests]) for arg in target.split(" ")]
+    return Selection((dataclasses.replace(base, argv=(*kept, *flags)),), files)
+
+
 def _hits(ref: TestRef, project: Project, tests: list[RustTest]) -> list[tuple[RustTest | None, str]]:
     if ref.name is not None:
         found = [t for t in tests if t.name == ref.name]

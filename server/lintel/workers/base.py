@@ -23,6 +23,11 @@ class WorkerError(Exception):
     load the tool. The caller lints with the CLI instead; the pool starts a fresh worker on a later request."""
 
 
+class WorkerUnsupported(WorkerError):
+    """This installation of the tool has no warm path lintel reads (a ruff older than its first stable `ruff
+    server`): not a fault — the CLI lints, quietly, until the tool's installation changes."""
+
+
 class LintWorker(Protocol):
     """A warm tool. One request at a time; a request superseded by a newer one may be cancelled (the awaiting
     task is cancelled: the worker must stay usable, or say it is not through `alive`)."""

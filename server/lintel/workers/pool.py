@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lintel.issues import Issue
-from lintel.workers.base import LintWorker, WorkerError, WorkerKey
+from lintel.workers.base import LintWorker, WorkerError, WorkerKey, WorkerUnsupported
 
 log = logging.getLogger(__name__)
 
@@ -280,6 +281,12 @@ class WorkerPool:
             slot.starting = None
             if not isinstance(exc, Exception):
                 raise  # cancelled (the pool is stopping): the process is gone, nothing to report
+            if isinstance(exc, WorkerUnsupported):
+                # Not a fault (an older ruff): one log line, no pop-up, and no new start until the installation
+                # (or configuration) changes.
+                log.info("%s worker for %s: not used (%s); the %s CLI lints", key.tool, key.root, exc, key.tool)
+                slot.resting_until = math.inf
+                return None
             reason = str(exc) or (f"it did not start within {timeout:g}s" if worker else repr(exc))
             await self._failed(key, slot, f"could not start ({reason})")
             return None

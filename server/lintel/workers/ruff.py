@@ -43,7 +43,7 @@ from lintel.positions import Unit, convert_column, lf_position, lines_of, text_e
 from lintel.process import PARSE_CAP_BYTES, ProcessStartError, run_process
 from lintel.proxy.child_process import STDERR_TAIL, ChildProcess, telling_line
 from lintel.wire import BatchWriter, encode
-from lintel.workers.base import WorkerError, WorkerKey
+from lintel.workers.base import WorkerError, WorkerKey, WorkerUnsupported
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,10 @@ REQUEST_TIMEOUT = 10.0  # seconds for one document's diagnostics (ruff answers a
 START_TIMEOUT = 10.0  # seconds for `initialize`
 STOP_GRACE = 1.0  # seconds `ruff server` gets to exit after `shutdown` and `exit`
 # The oldest ruff whose server's answers read back into the CLI's Issues as below (checked on 0.17.0 and 0.17.6 over
-# ~200,000 findings; 0.16 and 0.15 mark no fix as safe). An older ruff is refused: the CLI lints instead.
+# ~200,000 findings). Before 0.17 the server does not say which fixes are safe (`data.is_preferred`): 0.5.7 gives
+# no fix title at all, 0.12.12 to 0.16.0 call fixes unsafe that the CLI's JSON calls safe (checked with
+# tests/integration/test_worker_ruff.py); 0.4 wants `ruff server --preview`, 0.2 reads `server` as a path to
+# check. An older ruff is declined quietly (WorkerUnsupported): the CLI lints, as it would without a worker.
 MIN_RUFF_VERSION = (0, 17)
 OPEN_DOCUMENTS = 64  # documents kept open in the server (a later lint of one sends only a change); the oldest closes
 
@@ -142,6 +145,7 @@ class RuffWorker:
 
     async def start(self) -> None:
         """Run `ruff server` in the project root and initialize it; WorkerError when it cannot be."""
+        await self._check_version()
         argv = (str(self.binary), "server")
         self._started_at = time.time()
         label = f"ruff server ({self.key.root})"
@@ -171,8 +175,7 @@ class RuffWorker:
         version = str(_json_object(answer.get("serverInfo")).get("version") or "")
         if _version(version) < MIN_RUFF_VERSION:
             await self.stop()
-            wanted = ".".join(map(str, MIN_RUFF_VERSION))
-            raise WorkerError(f"ruff {version or '(no version)'} is older than the warm worker reads ({wanted})")
+            raise _too_old(version)
         encoding = _json_object(answer.get("capabilities")).get("positionEncoding", "utf-16")
         if encoding not in ("utf-8", "utf-16", "utf-32"):
             await self.stop()
@@ -183,6 +186,19 @@ class RuffWorker:
             await self.stop()
             raise WorkerError(self._refusal)
         log.info("ruff %s worker for %s: running (pid %s, positions in %s)", version, root, process.pid, encoding)
+
+    async def _check_version(self) -> None:
+        """`ruff --version` before `ruff server`: an older ruff (a project's pin) has no server lintel reads, or
+        none at all, which is no failure to report but a project that lints with the CLI."""
+        argv = (str(self.binary), "--version")
+        try:
+            result = await run_process(argv, cwd=self.key.root, env=self.env, timeout=START_TIMEOUT)
+        except ProcessStartError as exc:
+            raise WorkerError(f"cannot run {self.binary}: {exc}") from exc
+        found = re.search(r"\d+\.\d+\S*", result.stdout)
+        version = found.group() if found else ""
+        if _version(version) < MIN_RUFF_VERSION:
+            raise _too_old(version)
 
     def lint(self, file: Path, text: str, *, workspace: Path) -> Awaitable[list[Issue]]:
         """`file`'s findings with content `text`, as parse_ruff reads `ruff check --output-format=json`. The text
@@ -559,6 +575,11 @@ def _rule_name(diagnostic: Mapping[str, Any]) -> str:
     if isinstance(href, str) and "/rules/" in href:
         return href.rstrip("/").rsplit("/", 1)[-1]
     return code if isinstance(code, str) else _SYNTAX_ERROR
+
+
+def _too_old(version: str) -> WorkerUnsupported:
+    wanted = ".".join(map(str, MIN_RUFF_VERSION))
+    return WorkerUnsupported(f"ruff {version or '(no version)'} is older than the warm worker reads ({wanted})")
 
 
 def _version(text: str) -> tuple[int, ...]:
