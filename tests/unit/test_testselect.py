@@ -77,6 +77,19 @@ def test_pytest_a_line_in_a_test_class_is_that_method_and_its_decorators_count(t
         argvs(project, ["tests/test_grouped.py:10"])
 
 
+def test_pytest_a_parametrize_id_may_hold_double_colons(tmp_path: Path) -> None:
+    project = project_of(tmp_path, "python")
+    (project.root / "tests" / "test_param.py").write_text(
+        'import pytest\n\n\nclass TestGroup:\n    @pytest.mark.parametrize("v", ["x::y"])\n'
+        "    def test_param(self, v: str) -> None:\n        assert v\n",
+        encoding="utf-8",
+    )
+    ids = ["tests/test_param.py::TestGroup::test_param[x::y]", "tests/test_param.py::TestGroup::test_param[a[::]b]"]
+    assert after(argvs(project, ids)[0], "--") == ids
+    with pytest.raises(BadArgument, match=r"'test_nope' is not defined in tests/test_param.py::TestGroup$"):
+        argvs(project, ["tests/test_param.py::TestGroup::test_nope[x::y]"])
+
+
 @pytest.mark.parametrize(
     ("identity", "message"),
     [

@@ -58,10 +58,19 @@ def node_id_for(ref: TestRef, project: Project, workspace: Path) -> tuple[str, P
     file = resolve_file(file_part, project, workspace)
     if file is None or not sep:
         raise no_test(ref, project, "a pytest test is named `file::test` or `file::Class::test`, a file or `file:line`")
-    parts = rest.split("::")
+    parts = _parts(rest)
     if not ref.recorded:
         _check_defined(ref, file, project, parts)
     return "::".join([relative(project, file), *parts]), file
+
+
+def _parts(rest: str) -> list[str]:
+    """`Class::test[id]` -> [`Class`, `test[id]`]. A parametrize id may itself hold `::` (`test_p[x::y]`):
+    as pytest reads its arguments, the parametrization starts at the first `[` and is not split."""
+    names, bracket, params = rest.partition("[")
+    parts = names.split("::")
+    parts[-1] += bracket + params
+    return parts
 
 
 def _tree(file: Path, ref: TestRef, project: Project) -> ast.Module:
