@@ -16,6 +16,7 @@ from lintel.errors import BadArgument, NothingToRun, NotSupported
 from lintel.languages import Project, ToolSpec
 from lintel.languages.binaries import override_argv
 from lintel.testselect import PATH_SELECTORS, SELECTORS, Selection, TestRef, parse_identity, recorded_ref
+from lintel.testselect.base import Expected, no_test
 
 TestIdentity = str | Mapping[str, object]
 
@@ -96,13 +97,26 @@ async def run_selection(
     """Run each command of the selection in turn; several make one result (see `merge`)."""
     workspace = workspace.resolve()
     seconds = timeout_for("test", config, timeout)
-    results = [
-        await run_planned(
+    results: list[RunResult] = []
+    for index, spec in enumerate(selection.runs):
+        result = await run_planned(
             plan_spec(project, spec, config, workspace), workspace=workspace, timeout=seconds, on_start=on_start
         )
-        for spec in selection.runs
-    ]
+        expected = selection.expected[index] if index < len(selection.expected) else ()
+        _check_started(project, selection, expected, result)
+        results.append(result)
     return merge(results)
+
+
+def _check_started(project: Project, selection: Selection, expected: Sequence[Expected], result: RunResult) -> None:
+    """A run that passed without starting a test it was asked for matched no such test (go test passes when its
+    `-run` matches nothing): BadArgument, as for an identity refused before running, never an ok answer."""
+    if selection.started is None or not expected or not result.ok or result.truncated:
+        return  # a failed run is its own answer; a cut output may have lost the events
+    started = selection.started(result.stdout)
+    for wanted in expected:
+        if not any(name == wanted.name or name.startswith(f"{wanted.name}/") for name in started):
+            raise no_test(wanted.ref, project, f"{result.tool} ran no test named {wanted.name!r}")
 
 
 async def run_tests(

@@ -152,6 +152,15 @@ def parse_go_test(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     return ParseResult(issues=issues, failures=failures, recognized=recognized)
 
 
+def tests_run(stdout: str) -> set[str]:
+    """The names of the tests (`TestX`, `TestX/case`) a `go test -json` run started, in any package. A `-run`
+    pattern that matches nothing is no failure to go (`testing: warning: no tests to run`, exit 0), nor is a
+    subtest level that matches nothing (the parent runs, alone): only the events tell."""
+    return {
+        event["Test"] for event in _events(stdout) if event["Action"] == "run" and isinstance(event.get("Test"), str)
+    }
+
+
 def _events(stdout: str) -> Iterator[Mapping[str, Any]]:
     return (event for event in json_lines(stdout) if isinstance(event.get("Action"), str))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,12 +36,25 @@ class TestRef:
 
 
 @dataclass(frozen=True)
+class Expected:
+    """A test a run must start, as its runner names it (`TestX/case`), and the identity that asked for it."""
+
+    name: str
+    ref: TestRef
+
+
+@dataclass(frozen=True)
 class Selection:
     """What to run for the identities: one command per runner invocation (Go runs one per package where one
-    pattern cannot say it), and the files the selection covers (their test diagnostics are replaced)."""
+    pattern cannot say it), and the files the selection covers (their test diagnostics are replaced).
+
+    A runner whose filter may match nothing and still pass (go test's `-run`) says, per run, the tests it must
+    have started (`expected`) and how to read the tests a run started from its stdout (`started`)."""
 
     runs: tuple[ToolSpec, ...]
     files: tuple[Path, ...] = ()
+    expected: tuple[tuple[Expected, ...], ...] = ()
+    started: Callable[[str], set[str]] | None = None
 
 
 def resolve_file(text: str, project: Project, workspace: Path) -> Path | None:

@@ -17,7 +17,8 @@ from pathlib import Path
 from lintel.errors import BadArgument
 from lintel.languages import Project, ToolSpec
 from lintel.languages.go import go_work_uses
-from lintel.testselect.base import Selection, TestRef, no_test, project_folders, relative
+from lintel.parsers.gotests import tests_run
+from lintel.testselect.base import Expected, Selection, TestRef, no_test, project_folders, relative
 
 _MODULE = re.compile(r"^module\s+\"?(?P<path>[^\s\"]+)\"?", re.MULTILINE)
 # A top-level test function as gofmt writes it: `func TestX(t *testing.T) {`; TestMain runs the others.
@@ -31,6 +32,7 @@ class _Package:
     whole: bool = False  # the package's every test (a file-less package failure, say)
     tests: list[str] = field(default_factory=list)  # top-level functions
     subtests: list[list[str]] = field(default_factory=list)  # [TestX, case, ...]
+    asked: dict[str, TestRef] = field(default_factory=dict)  # each test or subtest named, by the identity naming it
 
 
 def select(project: Project, refs: Sequence[TestRef], base: ToolSpec, workspace: Path) -> Selection:
@@ -42,14 +44,22 @@ def select(project: Project, refs: Sequence[TestRef], base: ToolSpec, workspace:
             package = packages.setdefault(folder, _Package(folder))
             if test is None:
                 package.whole = True
-            elif "/" in test:
+                continue
+            package.asked.setdefault(test, ref)
+            if "/" in test:
                 package.subtests.append(test.split("/"))
             else:
                 package.tests.append(test)
         if ref.file is not None:
             files.append(ref.file)
-    runs = [_spec(base, project, folders, pattern) for folders, pattern in _invocations(list(packages.values()))]
-    return Selection(tuple(runs), tuple(dict.fromkeys(files)))
+    invocations = _invocations(list(packages.values()))
+    return Selection(
+        tuple(_spec(base, project, folders, pattern) for folders, pattern, _ in invocations),
+        tuple(dict.fromkeys(files)),
+        # A subtest name is only known once it runs (t.Run's argument), and `-run` matching nothing passes.
+        expected=tuple(expected for _, _, expected in invocations),
+        started=tests_run,
+    )
 
 
 def select_path(project: Project, path: Path, base: ToolSpec, workspace: Path) -> Selection | None:
@@ -172,20 +182,25 @@ def _package_folders(root: Path) -> list[Path]:
     return [folder for folder in project_folders(root, (".", "_")) if any(folder.glob("*_test.go"))]
 
 
-def _invocations(packages: list[_Package]) -> list[tuple[list[Path], str | None]]:
-    """(package folders, -run pattern or None) for each go test to run."""
-    out: list[tuple[list[Path], str | None]] = []
+_Invocation = tuple[list[Path], str | None, tuple[Expected, ...]]
+
+
+def _invocations(packages: list[_Package]) -> list[_Invocation]:
+    """(package folders, -run pattern or None, the tests it must start) for each go test to run."""
+    out: list[_Invocation] = []
     shared: list[_Package] = []
     for package in packages:
         if package.whole:
-            out.append(([package.folder], None))
+            out.append(([package.folder], None, ()))
             continue
         wanted = set(package.tests)
         if wanted:
             shared.append(package)
         for path in _unique_paths(package.subtests):
             if path[0] not in wanted:
-                out.append(([package.folder], "/".join(f"^{re.escape(level)}$" for level in path)))
+                name = "/".join(path)
+                pattern = "/".join(f"^{re.escape(level)}$" for level in path)
+                out.append(([package.folder], pattern, (Expected(name, package.asked[name]),)))
     out[:0] = _shared_invocations(shared)
     return out
 
@@ -194,7 +209,7 @@ def _unique_paths(paths: list[list[str]]) -> list[list[str]]:
     return [list(p) for p in dict.fromkeys(tuple(p) for p in paths)]
 
 
-def _shared_invocations(packages: list[_Package]) -> list[tuple[list[Path], str | None]]:
+def _shared_invocations(packages: list[_Package]) -> list[_Invocation]:
     """Packages whose whole tests can share one `-run`: the union picks nothing else in any of them."""
     groups: list[list[_Package]] = []
     for package in packages:
@@ -205,10 +220,14 @@ def _shared_invocations(packages: list[_Package]) -> list[tuple[list[Path], str 
                 break
         else:
             groups.append([package])
-    out: list[tuple[list[Path], str | None]] = []
+    out: list[_Invocation] = []
     for group in groups:
         names = sorted({t for p in group for t in p.tests})
-        out.append(([p.folder for p in group], f"^({'|'.join(re.escape(n) for n in names)})$"))
+        # The whole tests, and the subtests asked for beside them (their parent's run runs them, if they exist).
+        expected = tuple(
+            Expected(name, ref) for p in group for name, ref in p.asked.items() if name.split("/")[0] in p.tests
+        )
+        out.append(([p.folder for p in group], f"^({'|'.join(re.escape(n) for n in names)})$", expected))
     return out
 
 
