@@ -275,10 +275,12 @@ async def run_test_selection(
     *,
     on_start: Callable[[int], None] | None = None,
 ) -> RunResult:
-    """A selection run (each of its commands in turn); it becomes the project's last test run."""
-    result = await run_selection(
-        project, selection, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
-    )
+    """A selection run (each of its commands in turn); it becomes the project's last test run. A name the run
+    shows matched no test (go test's `-run`) is refused then, and nothing is recorded."""
+    with engine_refusals():
+        result = await run_selection(
+            project, selection, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
+        )
     folder.last_tests[(project.root, project.language)] = must_have_run(result, "test")
     return result
 

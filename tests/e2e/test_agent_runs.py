@@ -184,6 +184,21 @@ async def test_errors_name_the_script_the_test_and_the_language(start: Start) ->
     await editor.alive()
 
 
+async def test_a_go_subtest_that_does_not_exist_is_refused_and_not_recorded(start: Start) -> None:
+    require_toolchain("go")
+    editor = await start("go")
+
+    # go test -run '^TestGreeting$/^\($' passes, running TestGreeting alone (issue 26: it answered ok: true).
+    refused = await error_of(editor, "lintel.runTests", {"tests": ["TestGreeting/("]})
+
+    assert (refused.code, refused.message) == (
+        INVALID_PARAMS,
+        "no go test matches 'TestGreeting/(': go test ran no test named 'TestGreeting/('",
+    )
+    nothing = await error_of(editor, "lintel.runFailingTests")
+    assert "no test run recorded for the go project" in nothing.message
+
+
 async def test_an_untrusted_workspace_runs_no_script_and_no_test(start: Start) -> None:
     editor = await start("scripts-npm", init_options={"trusted": False})
 
