@@ -10,6 +10,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from tests.e2e.by_hand import Baselines
@@ -86,6 +87,38 @@ async def test_changed_configuration_changes_what_runs(start: Start) -> None:
 
     published = await editor.wait_for_diagnostics(uri, lambda ds: {d.code for d in ds} == {"F841"})
     assert [d.source for d in published] == ["ruff"]
+
+
+FORMAT_MESSAGE = "ruff format would reformat this code"
+
+
+def format_findings(diagnostics: list[types.Diagnostic]) -> list[types.Diagnostic]:
+    return [d for d in diagnostics if d.message.startswith(FORMAT_MESSAGE)]
+
+
+@pytest.mark.parametrize("where", ["settings", "lintel.toml"])
+async def test_turning_the_format_check_off_clears_what_it_found(start: Start, where: str) -> None:
+    require_tool("ruff")
+    editor = await start("python")
+    unformatted = "src/inventory/report.py"
+    text = editor.path(unformatted).read_text(encoding="utf-8")
+    uri = editor.open(unformatted)
+    editor.save(uri, text)
+    found = await editor.wait_for_diagnostics(uri, lambda ds: bool(format_findings(list(ds))))
+    lint = [d for d in found if d not in format_findings(found)]
+
+    if where == "settings":
+        await editor.reconfigure({"editor": {"formatCheck": False}})
+    else:
+        editor.path("lintel.toml").write_text("[editor]\nformat_check = false\n", encoding="utf-8")
+        editor.did_save(editor.uri("lintel.toml"))
+
+    # Taken off at once, not left until something else publishes the file.
+    cleared = await editor.wait_for_diagnostics(uri, lambda ds: not format_findings(list(ds)))
+    assert cleared == lint  # the lint findings stay
+    published = len(editor.client.published)
+    editor.save(uri, text)
+    assert await editor.wait_for_publish(uri, published) == lint
 
 
 async def test_pull_diagnostics_for_clients_that_can_refresh(

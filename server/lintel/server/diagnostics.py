@@ -97,8 +97,7 @@ class Diagnostics:
             )
 
     def _dedupe(self, uri: str) -> bool:
-        path = uri_path(uri)
-        folder = self._server.session.folder_for(path) if path is not None else None
+        folder = self._folder_of(uri)
         return folder.config.editor.dedupe_server_diagnostics if folder is not None else True
 
     def publish_run(self, folder: Folder, result: RunResult, channel: str, scope: Path | Sequence[Path]) -> None:
@@ -118,6 +117,17 @@ class Diagnostics:
             channel, {uri: self.of_issues(uri, issues) for uri, issues in by_uri.items()}, scope=previous
         )
         self.publish(changed)
+
+    def clear_channel(self, channel: str, folder: Folder) -> None:
+        """`channel` taken off every file of `folder` (a check the configuration turned off: what it found
+        last is no longer shown)."""
+        session = self._server.session
+        owned = {uri for uri in session.store.uris_with(channel) if self._folder_of(uri) is folder}
+        self.publish(session.store.replace_channel(channel, {}, scope=owned))
+
+    def _folder_of(self, uri: str) -> Folder | None:
+        path = uri_path(uri)
+        return self._server.session.folder_for(path) if path is not None else None
 
     def publish_validation(self, folder: Folder, result: ValidateResult) -> None:
         """A validator's issues under its own channel, so each validator replaces only its own diagnostics."""

@@ -117,6 +117,8 @@ class Documents:
             )
         if result is None:
             return
+        if check == "format" and not folder.config.editor.format_check:
+            return  # turned off while it ran (the reload has cleared what it found before)
         if result.status == "not_checked":
             self.tell_not_checked(result)
             return

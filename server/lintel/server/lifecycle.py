@@ -114,6 +114,8 @@ class Lifecycle:
         server.notifier.forget("config:")
         for folder in server.session.folders:
             refresh_folder(server, folder)
+            if not folder.config.editor.format_check:
+                self.diagnostics.clear_channel("format", folder)
         # Not awaited: the editor answers the registration when it likes, and nothing here waits on it.
         server.spawn(self.declared.update(server))
         await self.children.reconcile()
