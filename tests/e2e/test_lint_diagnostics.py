@@ -200,3 +200,22 @@ async def test_columns_after_characters_str_splitlines_takes_for_line_breaks(sta
         column_in(text, start_col, editor.encoding),
         column_in(text, end_col, editor.encoding),
     )
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm-worker", "cli"])
+async def test_a_file_opened_through_a_symlinked_folder_gets_its_real_files_findings(
+    start: Start, baselines: Baselines, warm: bool
+) -> None:
+    """`alias -> src` inside the workspace: the file's findings, published to the URI the editor opened (issue 26:
+    the tool named the file `alias/…`, lintel looked for `src/…`, and nothing was published)."""
+    require_linter("python")
+    pricing = "src/inventory/pricing.py"
+    editor = await start("python", init_options={"editor": {"warmWorkers": warm}})
+    editor.path("alias").symlink_to(editor.path("src"), target_is_directory=True)
+
+    uri = editor.open("alias/inventory/pricing.py")
+    published = await editor.wait_for_publish(uri, 0)
+
+    assert keys(published) == baselines.lint("python", pricing)
+    assert {d.source for d in published} == {"ruff"}
+    assert editor.uri(pricing) not in {p.uri for p in editor.client.published}

@@ -270,11 +270,16 @@ def project_relpath(project: Project, file: Path) -> str:
     Tools run in the project root, and print relative paths back the way they were given, so a relative path
     keeps their output in the form the parsers already read. A name that starts with `-` gets `./` in front,
     so no tool takes a file called `--fix.js` for an option.
+
+    The file is named by its real path: one the editor opened through a symlinked folder (`alias/x.py`, `alias`
+    -> `src`) is `src/x.py`, as the tool's findings for it must be named to be found as that file's
+    (checks.keep_file_issues), and with the configuration that decides the real file.
     """
+    real = file.resolve()
     try:
-        rel = file.relative_to(project.root)
+        rel = real.relative_to(project.root.resolve())
     except ValueError:
-        # The editor's path may go through a symlink the project root was resolved past.
-        rel = file.resolve().relative_to(project.root.resolve())
+        # A symlink out of the project: the tool reads it where it is linked.
+        rel = file.relative_to(project.root)
     text = rel.as_posix()
     return f"./{text}" if text.startswith("-") else text
