@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -204,3 +206,55 @@ def file_scope(project: Project, check: FileCheckName, file: Path, *, use_stdin:
 
 def formatter_for(project: Project, file: Path) -> ToolSpec | None:
     return project.spec.formatter_for(project, file)
+
+
+class AnotherUser:
+    """Runs lintel as a user that may not read a folder: root reads everything, so as root the command is dropped
+    to `nobody` (setpriv) on a Python that user can run (one in a folder of root's may not be), with lintel and this
+    venv's packages on PYTHONPATH; as any other user, as that user. `folder()` makes a folder that user can enter."""
+
+    DROP = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups")
+
+    def __init__(self, python: str, prefix: tuple[str, ...]) -> None:
+        self.python = python
+        self.prefix = prefix
+        self.made: list[Path] = []
+
+    @classmethod
+    def find(cls) -> AnotherUser:
+        if os.geteuid() != 0:
+            return cls(sys.executable, ())
+        if shutil.which("setpriv") is None:
+            missing_tool("setpriv is not installed (util-linux): permission tests need another user")
+        version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+        for python in dict.fromkeys(
+            [os.path.realpath(sys.executable), f"/usr/bin/{version}", f"/usr/local/bin/{version}"]
+        ):
+            user = cls(python, cls.DROP)
+            probe = subprocess.run(
+                [*user.argv("-c", "import lintel, pydantic, pygls")], env=user.env(), capture_output=True, timeout=60
+            )
+            if probe.returncode == 0:
+                return user
+        missing_tool(f"no {version} that the user nobody can run, with lintel importable")
+
+    def argv(self, *args: str) -> list[str]:
+        return [*self.prefix, self.python, *args]
+
+    def env(self) -> dict[str, str]:
+        paths = [str(REPO / "server"), sysconfig.get_paths()["purelib"]]
+        return {**os.environ, "PATH": tool_path(), "PYTHONPATH": os.pathsep.join(paths), "HOME": "/tmp"}
+
+    def folder(self) -> Path:
+        """A fresh folder that user can read, write and enter (tmp_path, under a 0700 folder of root's, is not)."""
+        made = Path(tempfile.mkdtemp(prefix="lintel-other-user-", dir="/tmp"))
+        made.chmod(0o777)
+        self.made.append(made)
+        return made
+
+    def clean(self) -> None:
+        for made in self.made:
+            for current, dirs, _ in os.walk(made):
+                for name in dirs:
+                    (Path(current) / name).chmod(0o755)
+            shutil.rmtree(made, ignore_errors=True)

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+from lintel.fsstat import is_dir
 from lintel.languages import LANGUAGES, LanguageSpec, Project, Registry
 
 log = logging.getLogger(__name__)
@@ -103,7 +104,7 @@ def nearest_project(
     spec = languages.get(language) if language is not None else languages.for_file(target)
     if spec is None:
         return None
-    directory = target if target.is_dir() else target.parent
+    directory = target if is_dir(target) else target.parent
     while True:
         present = spec.markers_in(directory)
         if present:

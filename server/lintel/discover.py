@@ -55,6 +55,8 @@ class Discovery:
     found: list[Found] = field(default_factory=list)
     dirs_read: int = 0
     truncated: bool = False  # the walk stopped at MAX_DIRS
+    # Folders the walk could not read, with why: what they hold (a project, a project's files) is unknown.
+    unreadable: list[tuple[Path, str]] = field(default_factory=list)
 
     @property
     def projects(self) -> list[Project]:
@@ -134,7 +136,9 @@ def discover(
     walk.finish()
     found = _with_members(walk.found, languages)
     found.sort(key=lambda f: (_sort_key(root, f.root), f.project.spec.order))
-    return Discovery(root=root, found=found, dirs_read=walk.dirs_read, truncated=walk.truncated)
+    return Discovery(
+        root=root, found=found, dirs_read=walk.dirs_read, truncated=walk.truncated, unreadable=walk.unreadable
+    )
 
 
 def _sort_key(root: Path, path: Path) -> tuple[str, ...]:
@@ -158,6 +162,7 @@ class _Walk:
         self.files: dict[int, int] = {}  # index in found -> files counted for it
         self.dirs_read = 0
         self.truncated = False
+        self.unreadable: list[tuple[Path, str]] = []
 
     def run(self) -> None:
         # (folder, its path from the root, the ignore rules above it, the index of the project that owns it)
@@ -199,6 +204,7 @@ class _Walk:
                         continue
         except OSError as exc:
             log.info("cannot read %s: %s", folder, exc)
+            self.unreadable.append((folder, exc.strerror or str(exc)))
             return None
         self.dirs_read += 1
         return files, dirs

@@ -84,7 +84,15 @@ class _Scope:
 def _scope(path: str) -> _Scope:
     """A folder holding projects: all of them, reported relative to it. A file, or a folder inside a project:
     the nearest project above it, reported relative to its repository (the enclosing git work tree), so the paths
-    are the ones a check of the whole repository prints."""
+    are the ones a check of the whole repository prints. A PATH lintel may not read is a usage error (a folder
+    below it that cannot be read is reported as not checked, see _unread)."""
+    try:
+        return _find_scope(path)
+    except PermissionError as exc:
+        raise UsageError(f"cannot read {exc.filename or path}: {exc.strerror}") from exc
+
+
+def _find_scope(path: str) -> _Scope:
     given = Path(path).expanduser()
     if not given.exists():
         raise UsageError(f"path not found: {path}")
@@ -296,6 +304,30 @@ def _runs_validators(scope: _Scope, args: argparse.Namespace) -> bool:
     return scope.whole and not args.project and (not args.shard or parse_shard(args.shard)[0] == 1)
 
 
+def _unread(scope: _Scope, discovery: Discovery) -> list[RunResult]:
+    """A folder discovery could not read as a check that did not run (CONTRACT: a check that did not run is
+    never reported as clean): the projects in it, or a checked project's files in it, are unknown. Those in the
+    projects this run checks, and, when it checks the whole folder, those outside every project."""
+    whole = len(discovery.found) == len(scope.discovery.found)
+    runs: list[RunResult] = []
+    for folder, why in discovery.unreadable:
+        if not (whole or any(folder.is_relative_to(f.root) for f in discovery.found)):
+            continue
+        where = discovery.relative(folder)
+        runs.append(
+            RunResult(
+                language=None,
+                check="discover",
+                tool="lintel",
+                argv=[],
+                cwd=folder,
+                status="not_checked",
+                reason=f"cannot read {where}/: {why}; the projects and files in it were not checked",
+            )
+        )
+    return runs
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     scope = _scope(args.path)
     root, config = scope.root, scope.config
@@ -319,6 +351,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     pairs = discovery.plan(checks)
     runs = asyncio.run(_run_everything(pairs, validators, root, config, args, _covered_projects(discovery, args)))
+    runs += _unread(scope, discovery)
     issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
     projects = [ProjectEntry.of(f.project, root, f.member_of) for f in discovery.found]
     if record is not None:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from lintel.fsstat import is_file
+
 CheckName = Literal["lint", "typecheck", "test", "format"]
 CHECKS: tuple[CheckName, ...] = get_args(CheckName)
 # The checks the server runs on one file (lint and format check on open, save and change).
@@ -202,7 +204,7 @@ class LanguageSpec:
         for marker in self.markers:
             if not any(c in marker for c in "*?["):
                 # With the folder's listing at hand (discovery has it), no stat per marker.
-                if marker in listing if listing is not None else (folder / marker).is_file():
+                if marker in listing if listing is not None else is_file(folder / marker):
                     found.append(marker)
                 continue
             if listing is None:

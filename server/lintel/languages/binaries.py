@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from lintel.fsstat import is_file
 from lintel.languages.base import ToolSpec
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,8 @@ class Resolved:
 
 
 def _executable(path: Path) -> bool:
-    return path.is_file() and os.access(path, os.X_OK)
+    # A PATH entry the user may not search (root's, kept by sudo) holds nothing for them: not an error.
+    return is_file(path) and os.access(path, os.X_OK)
 
 
 def rustup_proxy_without_component(path: Path, env: Mapping[str, str] | None = None) -> bool:

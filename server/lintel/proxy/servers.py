@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lintel.detect import is_inside
+from lintel.fsstat import is_dir, is_file
 from lintel.languages import LanguageSpec
 from lintel.languages.binaries import not_found_message, resolve_binary
 
@@ -70,12 +71,12 @@ def server_root(language: LanguageSpec, file: Path, workspace: Path) -> Path:
     workspace folder itself."""
     workspace = workspace.resolve()
     start = file.resolve()
-    directory = start if start.is_dir() else start.parent
+    directory = start if is_dir(start) else start.parent
     if not is_inside(directory, workspace):
         return workspace
     ancestors = [directory, *[p for p in directory.parents if is_inside(p, workspace)]]
     spec = language.server
     markers = spec.root_markers if spec is not None else language.markers
-    nearest = next((d for d in ancestors if any((d / m).is_file() for m in markers)), None)
+    nearest = next((d for d in ancestors if any(is_file(d / m) for m in markers)), None)
     chosen = spec.root_rule(ancestors, nearest) if spec is not None and spec.root_rule is not None else None
     return chosen or nearest or workspace

@@ -46,13 +46,16 @@ def short_reason(reason: str | None) -> str:
 
 
 def _run_lines(runs: list[RunResult]) -> list[str]:
-    lines = [
-        f"not checked: {r.language} {r.check}: {short_reason(r.reason)}" for r in runs if r.status == "not_checked"
-    ]
+    lines = [f"not checked: {_what(r)}: {short_reason(r.reason)}" for r in runs if r.status == "not_checked"]
     # A success whose findings, if any, lintel could not read.
     lines.extend(f"passed (output not parsed): {r.language} {r.check}: {r.tool}" for r in runs if r.status == "passed")
     lines.extend(coverage_line(r) for r in runs if r.coverage is not None)
     return lines
+
+
+def _what(run: RunResult) -> str:
+    """`python lint`; a run of no language (a validator, discovery) by its check alone."""
+    return f"{run.language} {run.check}" if run.language is not None else run.check
 
 
 def coverage_line(run: RunResult) -> str:

@@ -74,12 +74,26 @@ class Documents:
         """The folder and nearest project owning a file, or None (outside the workspace, no marker)."""
         path = uri_path(uri)
         folder = self.folder(uri)
-        if path is None or folder is None:
+        if path is None or folder is None or not self.readable(path):
             return None
         project = nearest_project(path, folder.root, languages=folder.languages)
         if project is None:
             return None
         return folder, project, path
+
+    def readable(self, path: Path) -> bool:
+        """Whether lintel may look at `path` (a file not saved yet may); one it may not (in a folder of another
+        user's) is not checked, and the user is told why once."""
+        try:
+            path.stat()
+        except FileNotFoundError:
+            return True
+        except OSError as exc:
+            self.server.notifier.once(
+                f"unreadable:{path}", f"cannot read {path}: {exc.strerror or exc}; lintel does not check it"
+            )
+            return False
+        return True
 
     def folder(self, uri: str) -> Folder | None:
         path = uri_path(uri)
