@@ -2,8 +2,10 @@
 lock file's, as detection picks it), its output as a RunResult (docs/design.md, Running a script).
 
 The script runs as written, with the caller's arguments after it (`npm run --silent build -- --watch=false`;
-pnpm, yarn and bun forward them without `--`). Its output is not read for findings: a script is anything, so
-the verdict is its exit code (a failing script is one `custom` issue with the end of its output).
+pnpm, yarn and bun forward them without `--`), each reaching the script as given or refused: a script named like
+an option (`--help`, which npm would answer with its own help), and an argument pnpm would change on its way
+(`~`, languages.node.pnpm_changes). Its output is not read for findings: a script is anything, so the verdict is
+its exit code (a failing script is one `custom` issue with the end of its output).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from lintel.checks import RunResult, plan_spec, run_planned, timeout_for
 from lintel.config import LintelConfig
 from lintel.errors import BadArgument, NotSupported
 from lintel.languages import Project, ToolSpec
-from lintel.languages.node import is_yarn_berry, run_script_argv
+from lintel.languages.node import is_yarn_berry, pnpm_changes, run_script_argv
 
 # Scripts run non-interactively: CI=true (unless the user's environment says otherwise) keeps test runners and
 # bundlers out of watch mode, as for the test check.
@@ -41,6 +43,15 @@ def script_command(
         available = ", ".join(sorted(project.scripts)) or "none"
         raise BadArgument(f"no script {script!r} in {project.root / 'package.json'}; available scripts: {available}")
     manager = project.package_manager or "npm"
+    if script.startswith("-"):
+        # `npm run --help` prints npm's help and exits 0: the script would never run, and the run would pass.
+        raise BadArgument(
+            f"{command}: cannot run the script {script!r}: {manager} reads a name starting with `-` as an option"
+        )
+    for arg in args:
+        changed = pnpm_changes(arg) if manager == "pnpm" else None
+        if changed is not None:
+            raise BadArgument(f"{command}: pnpm cannot pass the argument {arg!r} to a script unchanged: {changed}")
     return ToolSpec(
         check="test",  # the timeout class of a script; the result is labelled `script`
         tool=f"{manager} run {script}",

@@ -14,6 +14,7 @@ from lintel.config import LintelConfig
 from lintel.detect import detect
 from lintel.errors import BadArgument
 from lintel.languages import Project
+from lintel.scripts import run_script
 from lintel.testruns import run_tests
 
 from tests.helpers import copy_workspace, require_tool
@@ -91,3 +92,59 @@ async def test_a_pytest_parametrize_id_holding_double_colons_runs(tmp_path: Path
     assert result.ok, result.output
     assert result.argv[-1] == "tests/test_param.py::test_param[x::y]"
     assert re.search(r"^=*\s*1 passed in ", result.output, re.MULTILINE), result.output
+
+
+# --- runScript --------------------------------------------------------------------------------------------------
+
+
+def script_project(tmp_path: Path, manager: str, scripts: dict[str, str] | None = None) -> Project:
+    """A copy of the scripts-<manager> fixture, with `scripts` added to its package.json."""
+    require_tool(manager, "run scripts/setup-dev (scripts/setup.d/30-node.sh installs pnpm)")
+    root = copy_workspace(f"scripts-{manager}", tmp_path / manager)
+    if scripts:
+        manifest = json.loads((root / "package.json").read_text(encoding="utf-8"))
+        manifest["scripts"].update(scripts)
+        (root / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
+    [project] = detect(root)
+    return project
+
+
+def greeted(output: str) -> list[str]:
+    """The arguments greet.js printed (`greet: [...]`)."""
+    [line] = [line for line in output.splitlines() if line.startswith("greet: ")]
+    printed: list[str] = json.loads(line.removeprefix("greet: "))
+    return printed
+
+
+# What the attack passed, and what shell-quote's quoting (pnpm's) changes on the way: each must reach the script
+# exactly, or not run at all.
+AWKWARD = ["~", "~/x", "~root", "a b\\c", "it's a!"]
+PLAIN = ["a~b", "~ x", "'~'", "$HOME", "a b", "*", "--", "it's", 'say "hi"', "C:\\x", ""]
+
+
+@pytest.mark.parametrize("manager", ["npm", "pnpm"])
+async def test_script_arguments_reach_the_script_verbatim_or_are_refused(tmp_path: Path, manager: str) -> None:
+    project = script_project(tmp_path, manager)
+
+    plain = await run_script(project, "greet", PLAIN, workspace=project.root, config=LintelConfig())
+    assert plain.ok, plain.output
+    assert greeted(plain.output) == PLAIN
+    for arg in AWKWARD:
+        if manager == "npm":  # npm quotes each argument for sh
+            result = await run_script(project, "greet", [arg], workspace=project.root, config=LintelConfig())
+            assert greeted(result.output) == [arg]
+            continue
+        with pytest.raises(BadArgument, match=r"^lintel.runScript: pnpm cannot pass the argument .* unchanged: "):
+            await run_script(project, "greet", [arg], workspace=project.root, config=LintelConfig())
+
+
+@pytest.mark.parametrize("manager", ["npm", "pnpm"])
+@pytest.mark.parametrize("name", ["--help", "-s"])
+async def test_a_script_named_like_an_option_is_refused_not_passed(tmp_path: Path, manager: str, name: str) -> None:
+    project = script_project(tmp_path, manager, {name: "node greet.js ran"})
+
+    # npm run --silent --help printed npm's help and exited 0: the script never ran and the run passed.
+    with pytest.raises(
+        BadArgument, match=rf"^lintel.runScript: cannot run the script '{name}': {manager} reads a name"
+    ):
+        await run_script(project, name, workspace=project.root, config=LintelConfig())

@@ -399,6 +399,23 @@ def test_script_errors_list_the_scripts_and_name_the_language(tmp_path: Path) ->
         script_command(python, "build")
 
 
+def test_script_names_like_options_and_arguments_pnpm_would_change_are_refused(tmp_path: Path) -> None:
+    scripts = {"--help": "x", "-s": "y", "greet": "node g.js"}
+    for manager in ("npm", "pnpm", "yarn", "bun"):
+        project = make_project("node", tmp_path, ("package.json",), package_manager=manager, scripts=scripts)
+        for name in ("--help", "-s"):
+            with pytest.raises(BadArgument, match=rf"cannot run the script '{name}': {manager} reads a name starting"):
+                script_command(project, name)
+    pnpm = make_project("node", tmp_path, ("package.json",), package_manager="pnpm", scripts=scripts)
+    for changed in ("~", "~/x", "~root", "a b\\c", 'x"\\', "it's a!"):
+        with pytest.raises(BadArgument, match=r"pnpm cannot pass the argument .* unchanged"):
+            script_command(pnpm, "greet", [changed])
+    kept = ["a~b", "~ x", "'~'", "$HOME", "C:\\x", "it's", "a b", "--", ""]
+    assert list(script_command(pnpm, "greet", kept).argv) == ["pnpm", "run", "greet", *kept]
+    npm = make_project("node", tmp_path, ("package.json",), package_manager="npm", scripts=scripts)
+    assert list(script_command(npm, "greet", ["~"]).argv)[-1] == "~"  # npm quotes every argument for sh
+
+
 def test_node_names_are_found_in_dunder_tests_folders_but_never_in_node_modules(tmp_path: Path) -> None:
     project = node_project(
         tmp_path, "jest", {"src/__tests__/cart.js": SPEC, "node_modules/x/y.test.js": SPEC.replace("cart", "dep")}

@@ -167,6 +167,8 @@ _SCRIPT_PARSERS: Mapping[CheckName, str] = {"test": "node-test-auto"}
 # Anything that makes a script more than one plain command: lintel then adds no flags to it.
 _SHELL_SYNTAX = re.compile(r"[;&|<>`$(){}]|\n")
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# What makes shell-quote single-quote a word (JavaScript's \s, as Python's for str): see pnpm_changes.
+_SPACE_OR_QUOTE = re.compile(r'["\s]')
 
 _ADD_DEV: Mapping[str, str] = {
     "npm": "npm install --save-dev",
@@ -327,6 +329,21 @@ def run_script_argv(manager: str, script: str, extra: tuple[str, ...] = (), *, b
     if manager == "bun":
         return ("bun", "run", "--silent", script, *extra)
     return ("npm", "run", "--silent", script, *(("--", *extra) if extra else ()))
+
+
+def pnpm_changes(arg: str) -> str | None:
+    """Why pnpm would hand `arg` to a script changed, else None. pnpm appends a script's arguments to its command
+    line quoted by shell-quote's `quote` and runs that line with sh (read in pnpm 9.15's code, measured): a word
+    with no space or quote is only backslash-escaped, which leaves a leading `~` bare for sh to expand; one with a
+    space or `"` is single-quoted with its backslashes doubled; one with a `'` is double-quoted with a backslash
+    before each `!`, which sh keeps there. No placement of `--` changes that (pnpm forwards `--` itself)."""
+    if "'" in arg:
+        return "a backslash would stay before each `!`" if "!" in arg else None
+    if _SPACE_OR_QUOTE.search(arg):
+        return "its backslashes would be doubled" if "\\" in arg else None
+    if arg.startswith("~"):
+        return "sh would turn the leading `~` into a home folder"
+    return None
 
 
 def known_tool(script_text: str) -> _KnownTool | None:
