@@ -364,6 +364,21 @@ def test_pytest_clean_and_empty_runs() -> None:
     assert (empty.issues, empty.failures) == ([], [])
 
 
+@pytest.mark.parametrize(("case", "library_line"), [("unraisable", 18), ("unraisable-text", None)])
+def test_pytest_failures_raised_by_pytest_itself_sit_in_the_project(case: str, library_line: int | None) -> None:
+    """`filterwarnings = ["error"]` turns an exception raised in `__del__` into a PytestUnraisableExceptionWarning
+    that pytest raises from .venv/lib/python3.11/site-packages/_pytest/ (the venv inside the project, as usual):
+    the failure sits at the project's code that raised (src/shop/store.py), or, when that was a library's
+    (a module in the venv's site-packages), at the test's own definition (the junit report's line)."""
+    result = parse("pytest", case)
+    assert result.recognized
+    assert [(f.name, f.file, f.line) for f in result.failures] == [
+        ("tests/test_store.py::test_connection_is_dropped", "src/shop/store.py", 8),
+        ("tests/test_store.py::test_library_handle_is_dropped", "tests/test_store.py", library_line),
+    ]
+    assert all(".venv" not in (i.file or "") for i in result.issues)
+
+
 def test_pytest_usage_error_is_not_recognized() -> None:
     result = parse("pytest", "usage-error")
     assert not result.recognized
