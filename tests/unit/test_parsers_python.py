@@ -218,6 +218,25 @@ def test_mypy_clean_run() -> None:
     assert result.issues == []
 
 
+@pytest.mark.parametrize("case", ["config-note", "config-note-ini"])
+def test_mypys_note_about_its_configuration_is_no_finding(case: str) -> None:
+    """`warn_unused_configs` with an override section that matches no module: mypy 2.4 prints
+    `pyproject.toml: note: unused section(s): module = ['legacy.*']` (`mypy.ini: note: ... [mypy-legacy.*]`) and
+    exits 0, with lintel's flags (`--no-error-summary`) nothing else: a clean run."""
+    output, ctx, meta = load_capture("mypy", case)
+    assert meta["exit_code"] == 0
+    assert ": note: unused section(s): " in output.stdout
+    result = get_parser("mypy")(output, ctx)
+    assert result.recognized
+    assert result.issues == []
+    # Beside findings, the note is still no issue of its own; an error placed in the configuration is one.
+    errors = (
+        output.stdout + "pkg/__init__.py:2:12:2:16: error: Bad  [misc]\npyproject.toml:1:1: error: Bad config  [misc]\n"
+    )
+    found = get_parser("mypy")(ToolOutput(errors, "", 1), ctx)
+    assert [(i.file, i.line) for i in found.issues] == [("pkg/__init__.py", 2), ("pyproject.toml", 1)]
+
+
 def test_mypy_blocking_errors_are_still_read() -> None:
     syntax = parse("mypy", "syntax-error")
     assert syntax.recognized
