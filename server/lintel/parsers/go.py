@@ -70,6 +70,31 @@ def located_issues(
     return issues
 
 
+def located_lines(lines: Iterable[str], unknown: list[str] | None = None) -> list[Located]:
+    """Located lines in go-command style output; `# pkg` headers are skipped, anything else is `unknown`."""
+    found: list[Located] = []
+    for raw in lines:
+        line = raw.rstrip("\n")
+        if not line.strip() or line.startswith("# "):
+            continue
+        match = LOCATED.match(line)
+        if match:
+            found.append(
+                Located(
+                    file=match.group("file"),
+                    line=int(match.group("line")),
+                    column=int(match.group("col")) if match.group("col") else None,
+                    message=match.group("message").strip(),
+                    vet_error=match.group("vet") is not None,
+                )
+            )
+        elif line.startswith("\t") and found:  # "to add it:\n\tgo get example.net/x", "have (...)\n\twant (...)"
+            found[-1].message = f"{found[-1].message}\n{line.strip()}"
+        elif unknown is not None:
+            unknown.append(line)
+    return found
+
+
 # --------------------------------------------------------------------------------------------------
 # The go command's errors about the module itself (go.mod, go.sum, vendor/), printed before any package is
 # loaded, so no tool of the project got to run (measured, go 1.26; tests/captures/README.md):
@@ -153,31 +178,6 @@ def _module_issues(message: str, block: list[str], source: str, ctx: ParseContex
         file=ctx.relpath(f"{folder.group('folder')}/go.mod" if folder else "go.mod"),
         hint="\n".join(paragraphs[1:]).strip() or None,
     )
-
-
-def located_lines(lines: Iterable[str], unknown: list[str] | None = None) -> list[Located]:
-    """Located lines in go-command style output; `# pkg` headers are skipped, anything else is `unknown`."""
-    found: list[Located] = []
-    for raw in lines:
-        line = raw.rstrip("\n")
-        if not line.strip() or line.startswith("# "):
-            continue
-        match = LOCATED.match(line)
-        if match:
-            found.append(
-                Located(
-                    file=match.group("file"),
-                    line=int(match.group("line")),
-                    column=int(match.group("col")) if match.group("col") else None,
-                    message=match.group("message").strip(),
-                    vet_error=match.group("vet") is not None,
-                )
-            )
-        elif line.startswith("\t") and found:  # "to add it:\n\tgo get example.net/x", "have (...)\n\twant (...)"
-            found[-1].message = f"{found[-1].message}\n{line.strip()}"
-        elif unknown is not None:
-            unknown.append(line)
-    return found
 
 
 # --------------------------------------------------------------------------------------------------
