@@ -7,7 +7,6 @@ import contextlib
 import errno
 import logging
 import os
-import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -22,9 +21,9 @@ from lintel.issues import (
     ParseContext,
     SourceLines,
     TestFailure,
+    comparable_signature,
     finalize_issues,
     make_issue,
-    make_signature,
 )
 from lintel.languages import (
     FILES_PLACEHOLDER,
@@ -157,24 +156,15 @@ def failure_tail(text: str) -> str:
     return "… " + cut[start:].lstrip()
 
 
-# A path before a name (`std::string::String`): rustc run by clippy names types by their full path, by cargo check
-# and cargo test by the shortest one (`String`), in errors and lints alike (measured, Rust 1.95; the captures
-# `e0277-wordings`). Compared without them, the two wordings are one finding.
-_PATH_QUALIFIERS = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*::)+(?=[A-Za-z_])")
-
-
 def dedupe_issues(issues: Iterable[Issue]) -> list[Issue]:
-    """One issue per (kind, file, line, message, column, rule): the same finding reported by two runs (rustc's
-    warnings in both clippy and cargo check, in either wording) is shown once. A compile error (kind `build`) is
+    """One issue per (signature, column, rule), paths in messages aside: the same finding reported by two runs
+    (rustc's in both clippy and cargo check, in either wording) is shown once. A compile error (kind `build`) is
     one problem whichever tool hit it — go test's build, go vet, golangci-lint's `typecheck` rule — so its rule
     does not count."""
     seen: set[tuple[str, int | None, str | None]] = set()
     out: list[Issue] = []
     for issue in issues:
-        signature = issue.signature
-        if "::" in issue.message:  # cheap test first: most tools' messages never hold one
-            signature = make_signature(issue.kind, issue.file, issue.line, _PATH_QUALIFIERS.sub("", issue.message))
-        key = (signature, issue.column, None if issue.kind == "build" else issue.rule)
+        key = (comparable_signature(issue), issue.column, None if issue.kind == "build" else issue.rule)
         if key not in seen:
             seen.add(key)
             out.append(issue)
