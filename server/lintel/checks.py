@@ -21,6 +21,7 @@ from lintel.issues import (
     ParseContext,
     SourceLines,
     TestFailure,
+    comparable_signature,
     finalize_issues,
     make_issue,
 )
@@ -165,13 +166,14 @@ def failure_tail(text: str) -> str:
 
 
 def dedupe_issues(issues: Iterable[Issue]) -> list[Issue]:
-    """One issue per (signature, column, rule): the same finding reported by two runs (rustc's warnings in
-    both clippy and cargo check) is shown once. A compile error (kind `build`) is one problem whichever tool
-    hit it — go test's build, go vet, golangci-lint's `typecheck` rule — so its rule does not count."""
+    """One issue per (signature, column, rule), paths in messages aside: the same finding reported by two runs
+    (rustc's in both clippy and cargo check, in either wording) is shown once. A compile error (kind `build`) is
+    one problem whichever tool hit it — go test's build, go vet, golangci-lint's `typecheck` rule — so its rule
+    does not count."""
     seen: set[tuple[str, int | None, str | None]] = set()
     out: list[Issue] = []
     for issue in issues:
-        key = (issue.signature, issue.column, None if issue.kind == "build" else issue.rule)
+        key = (comparable_signature(issue), issue.column, None if issue.kind == "build" else issue.rule)
         if key not in seen:
             seen.add(key)
             out.append(issue)

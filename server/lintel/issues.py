@@ -136,6 +136,19 @@ def make_signature(kind: str, file: str | None, line: int | None, message: str) 
     return f"{kind}:{file or ''}:{line if line is not None else ''}:{message}"
 
 
+# A path before a name (`std::string::String`): rustc run by clippy names types by their full path, by cargo check
+# and cargo test by the shortest one (`String`), in errors and lints alike (measured, Rust 1.95; the captures
+# `e0277-wordings`, `lint-wordings`).
+_PATH_QUALIFIERS = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*::)+(?=[A-Za-z_])")
+
+
+def comparable_signature(issue: Issue) -> str:
+    """The signature with the message's path qualifiers dropped: two wordings of one finding compare equal."""
+    if "::" not in issue.message:  # most tools' messages never hold one
+        return issue.signature
+    return make_signature(issue.kind, issue.file, issue.line, _PATH_QUALIFIERS.sub("", issue.message))
+
+
 def _positive(value: int | None) -> int | None:
     if value is None:
         return None

@@ -258,3 +258,54 @@ def test_a_panicking_parallel_test_is_the_failure_and_its_neighbours_are_not() -
     assert tests == {"TestIndexOutOfRange": ("many_test.go", 20), "TestWrongCount": ("many_test.go", 26)}
     [panic] = [i for i in report["issues"] if i["message"].startswith("TestIndexOutOfRange")]
     assert "TestSlowButFine did not finish" in panic["message"]
+
+
+# -- a broken go.mod ---------------------------------------------------------------------------------------
+
+
+def write_module_needing_tidy(root: Path) -> Path:
+    """A module whose go.mod lists example.com/b at v1.1.0 while example.com/a needs v1.2.0 (local replacements
+    beside it, outside the checked folder, no network): the go command refuses to load it until `go mod tidy`
+    updates go.mod. Returns the module's folder."""
+    files = {
+        "module/go.mod": "module example.com/tidy\n\ngo 1.22\n\n"
+        "require (\n\texample.com/a v1.0.0\n\texample.com/b v1.1.0\n)\n\n"
+        "replace (\n\texample.com/a => ../a\n\texample.com/b v1.1.0 => ../b1\n\texample.com/b v1.2.0 => ../b2\n)\n",
+        "module/main.go": 'package main\n\nimport (\n\t"fmt"\n\n\t"example.com/a"\n\t"example.com/b"\n)\n\n'
+        "func main() { fmt.Println(a.A(), b.B()) }\n",
+        "a/go.mod": "module example.com/a\n\ngo 1.22\n\nrequire example.com/b v1.2.0\n",
+        "a/a.go": 'package a\n\nimport "example.com/b"\n\nfunc A() int { return b.B() }\n',
+        "b1/go.mod": "module example.com/b\n\ngo 1.22\n",
+        "b1/b.go": "package b\n\nfunc B() int { return 1 }\n",
+        "b2/go.mod": "module example.com/b\n\ngo 1.22\n",
+        "b2/b.go": "package b\n\nfunc B() int { return 2 }\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root / "module"
+
+
+def test_a_module_that_needs_go_mod_tidy_is_one_build_error_at_go_mod(tmp_path: Path) -> None:
+    """The user's CI (`go vet ./...`, `go test ./...`) fails on such a module: lintel fails too (exit 1), with the
+    go command's own words at go.mod, once for the three tools."""
+    require_go()
+    require_tool("golangci-lint")
+    module = write_module_needing_tidy(tmp_path)
+    by_hand = run_tool(["go", "vet", "./..."], cwd=module)
+    assert (by_hand.returncode, by_hand.stderr) == (1, "go: updates to go.mod needed; to update it:\n\tgo mod tidy\n")
+
+    code, report = lintel_json("check", str(module), "--only", "lint,typecheck,test")
+    assert code == 1
+    assert [(i["kind"], i["severity"], i["file"], i.get("line"), i["message"]) for i in report["issues"]] == [
+        ("build", "error", "go.mod", None, "updates to go.mod needed; to update it: go mod tidy")
+    ]
+    statuses = {r["check"]: r["status"] for r in report["runs"]}
+    # golangci-lint says only "no go files to analyze: running `go mod tidy` may solve the problem" (as for a
+    # module without Go files): its run is not checked, with those words.
+    assert statuses == {"lint": "not_checked", "typecheck": "findings", "test": "findings"}
+    assert "go mod tidy" in run_of(report, "lint")["reason"]
+
+    assert run_tool(["go", "mod", "tidy"], cwd=module).returncode == 0
+    code, report = lintel_json("check", str(module), "--only", "lint,typecheck,test")
+    assert (code, report["issues"]) == (0, [])

@@ -160,3 +160,25 @@ def test_mocha_chained_or_bare(tmp_path: Path, script: str) -> None:
     [run] = report["runs"]
     assert run["status"] == "findings"
     assert failures(report) == {("restock > never goes below zero", "mocha/stock.test.cjs", 13)}
+
+
+def test_a_chained_mocha_script_that_passes_with_pending_tests_is_clean(tmp_path: Path) -> None:
+    """mocha's spec reporter (lintel cannot add `--reporter json` to a chained script) on a passing run: its tally
+    (`2 passing`, `2 pending`) is the verdict, clean — not `passed (output not parsed)`."""
+    require_path(BIN / "mocha", "run scripts/setup-dev (npm ci in tests/workspaces/node-tests)")
+    root = with_test_script(tmp_path, "npm run lint && mocha pending/")
+    (root / "pending").mkdir()
+    (root / "pending" / "stock.test.cjs").write_text(
+        'const assert = require("node:assert");\n\ndescribe("stock", function () {\n'
+        '  it("counts", function () {\n    assert.strictEqual(1 + 1, 2);\n  });\n'
+        '  it("restocks");\n  it.skip("sells out", function () {});\n'
+        '  it("is fine", function () {\n    assert.ok(true);\n  });\n});\n',
+        encoding="utf-8",
+    )
+    by_hand = run_tool(["npm", "test"], cwd=root)
+    assert by_hand.returncode == 0
+    assert "  2 passing" in by_hand.stdout
+    assert "  2 pending" in by_hand.stdout
+    code, report = lintel_json("check", str(root), "--only", "test")
+    assert (code, report["issues"]) == (0, [])
+    assert [(r["status"], r["reason"]) for r in report["runs"]] == [("clean", None)]

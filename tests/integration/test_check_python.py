@@ -133,3 +133,21 @@ def test_a_suite_without_tests_is_not_checked(tmp_path: Path) -> None:
     assert (run["status"], run["exitCode"]) == ("not_checked", 5)  # pytest: no tests collected
     assert report["issues"] == []
     assert code == 3
+
+
+def test_mypys_note_about_an_unused_config_section_leaves_the_typecheck_clean(tmp_path: Path) -> None:
+    require_tool("mypy")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "noted"\nversion = "0"\n\n[tool.mypy]\nstrict = true\nfiles = ["pkg"]\n'
+        'warn_unused_configs = true\n\n[[tool.mypy.overrides]]\nmodule = ["legacy.*"]\nignore_errors = true\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("def add(a: int, b: int) -> int:\n    return a + b\n", "utf-8")
+    by_hand = run_tool(["mypy"], cwd=tmp_path)
+    assert by_hand.returncode == 0
+    assert "pyproject.toml: note: unused section(s): module = ['legacy.*']" in by_hand.stdout
+
+    code, report = lintel_json("check", str(tmp_path), "--only", "typecheck")
+    assert (code, report["issues"]) == (0, [])
+    assert [(r["tool"], r["status"]) for r in report["runs"]] == [("mypy", "clean")]

@@ -157,6 +157,80 @@ def test_clean_crate_is_clean_for_every_check(tmp_path: Path) -> None:
     assert report["issues"] == []
 
 
+E0277_CRATE = """use std::fmt::{Debug, Display};
+
+pub struct Point {
+    pub x: i32,
+}
+
+pub fn show(p: &Point) -> String {
+    format!("{}", p)
+}
+
+pub fn total(values: &[i32]) -> String {
+    values.iter().map(|v| v * 2).sum::<String>()
+}
+
+pub fn needs<T: Display + Debug>(_: T) {}
+
+pub fn call() {
+    needs(Point { x: 1 });
+}
+"""
+
+
+def error_messages(argv: list[str], cwd: Path) -> set[tuple[int, str]]:
+    """(line, message) of each error rustc printed, read straight from cargo's JSON."""
+    records = [json.loads(line) for line in run_tool(argv, cwd=cwd).stdout.splitlines()]
+    return {
+        (r["message"]["spans"][0]["line_start"], r["message"]["message"])
+        for r in records
+        if r["reason"] == "compiler-message" and r["message"]["level"] == "error"
+    }
+
+
+def test_each_rustc_error_is_one_issue_in_whichever_wording_clippy_and_cargo_gave_it(tmp_path: Path) -> None:
+    require_component("clippy")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "Cargo.toml").write_text(
+        '[package]\nname = "wordings"\nversion = "0.1.0"\nedition = "2021"\n\n[workspace]\n', encoding="utf-8"
+    )
+    (tmp_path / "src" / "lib.rs").write_text(E0277_CRATE, encoding="utf-8")
+    clippy, check = error_messages(CLIPPY, tmp_path), error_messages(CHECK, tmp_path)
+    assert len(clippy) == len(check) == 4
+    # `std::string::String` from clippy's rustc, `String` from cargo check's.
+    assert {message for _, message in clippy - check} == {
+        "a value of type `std::string::String` cannot be made by summing an iterator over elements of type `i32`",
+        "`Point` doesn't implement `std::fmt::Debug`",
+    }
+    code, report = lintel_json("check", str(tmp_path), "--only", "lint,typecheck,test")
+    assert code == 1
+    assert [(i["kind"], i["line"], i["column"], i["rule"]) for i in report["issues"]] == [
+        ("build", 8, 19, "E0277"),
+        ("build", 12, 40, "E0277"),
+        ("build", 18, 11, "E0277"),  # `Point` lacks `Debug`
+        ("build", 18, 11, "E0277"),  # and `Display`: two errors at one span
+    ]
+
+
+@pytest.mark.parametrize("targets", ["", "\n[lib]\ntest = false\ndoctest = false\n"])
+def test_a_crate_without_tests_is_clean(tmp_path: Path, targets: str) -> None:
+    """A lib without tests (`running 0 tests` twice), and one that has no target to test (cargo runs nothing)."""
+    require_tool("cargo", "install Rust with rustup")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "Cargo.toml").write_text(
+        f'[package]\nname = "untested"\nversion = "0.1.0"\nedition = "2021"\n{targets}\n[workspace]\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "src" / "lib.rs").write_text("pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n", "utf-8")
+    by_hand = run_tool(["cargo", "test", "--no-fail-fast"], cwd=tmp_path)
+    assert by_hand.returncode == 0
+    assert ("running 0 tests" in by_hand.stdout) == (not targets)
+    code, report = lintel_json("check", str(tmp_path), "--only", "test")
+    assert (code, report["issues"]) == (0, [])
+    assert [(r["status"], r["reason"]) for r in report["runs"]] == [("clean", None)]
+
+
 # -- a Cargo workspace (tests/workspaces/rust-workspace: a root package with one member, `impl`) ---------------
 
 WORKSPACE = WORKSPACES / "rust-workspace"

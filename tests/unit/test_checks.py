@@ -7,14 +7,15 @@ import stat
 from pathlib import Path
 
 import pytest
-from lintel.checks import PlannedCheck, dedupe_issues, failure_tail, plan_check, run_planned
+from lintel.checks import PlannedCheck, dedupe_issues, failure_tail, plan_check, run_planned, sort_issues
 from lintel.config import LintelConfig
 from lintel.detect import detect
 from lintel.issues import make_issue
 from lintel.languages import ToolSpec
 from lintel.languages.binaries import command_label, hoisted_folders, not_found_message, resolve_binary
+from lintel.parsers import get_parser
 
-from tests.helpers import make_project
+from tests.helpers import load_capture, make_project
 
 
 def executable(path: Path) -> Path:
@@ -44,6 +45,36 @@ def test_one_compile_error_is_one_issue_whichever_tools_saw_it() -> None:
         for rule in ("F401", "F811")
     ]
     assert dedupe_issues(lint) == lint  # two rules on one spot are two findings
+
+
+def test_rustcs_two_wordings_of_one_error_are_one_issue() -> None:
+    """clippy's rustc names types by their full path (`std::string::String`), cargo check's and cargo test's by
+    the shortest (`String`): captured from one crate (tests/captures/README.md, Rust). Four E0277 errors, two
+    of them at one span (`Display` and `Debug` missing), stay four; an unused `Result` warning stays one."""
+    parsed = [
+        issue
+        for tool in ("clippy", "cargo-check", "cargo-test")
+        for issue in get_parser(tool)(*load_capture(tool, "e0277-wordings")[:2]).issues
+    ]
+    assert "a value of type `std::string::String` cannot be made" in " ".join(i.message for i in parsed)
+    assert len({i.signature for i in parsed}) == 6  # two of the four errors in two wordings
+    kept = dedupe_issues(sort_issues(parsed))
+    assert [(i.line, i.column, i.rule, i.message) for i in kept] == [
+        (8, 19, "E0277", "`Point` doesn't implement `std::fmt::Display`"),
+        (12, 40, "E0277", "a value of type `String` cannot be made by summing an iterator over elements of type `i32`"),
+        (18, 11, "E0277", "`Point` doesn't implement `Debug`"),
+        (18, 11, "E0277", "`Point` doesn't implement `std::fmt::Display`"),
+    ]
+    warnings = [
+        issue
+        for tool in ("clippy", "cargo-check")
+        for issue in get_parser(tool)(*load_capture(tool, "lint-wordings")[:2]).issues
+    ]
+    assert {i.message for i in warnings} == {
+        "unused `Result` that must be used",
+        "unused `std::result::Result` that must be used",
+    }
+    assert [(i.line, i.rule) for i in dedupe_issues(sort_issues(warnings))] == [(6, "unused_must_use")]
 
 
 def test_resolution_order_setting_project_path(tmp_path: Path) -> None:

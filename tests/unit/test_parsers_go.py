@@ -112,12 +112,14 @@ def test_golangci_syntax_error_issues() -> None:
     assert len(result.issues) == 3  # the go command's and the type checker's wording of the first error
 
 
-def test_golangci_typecheck_with_a_proper_position_keeps_it() -> None:
-    # The location inside "could not import x (setup/setup.go:3:8: ...)" is prose, not a line of its own.
+def test_golangci_could_not_import_is_the_go_commands_error_as_go_vet_prints_it() -> None:
+    # golangci-lint wraps the go command's line: "could not import x (setup/setup.go:3:8: no required ...)".
     result, _ = parsed(parse_golangci_lint, "golangci-lint", "missing-module")
     [issue] = result.issues
+    [from_vet] = parsed(parse_go_vet, "go-vet", "missing-module")[0].issues
     assert (issue.kind, issue.file, issue.line, issue.column) == ("build", "setup/setup.go", 3, 8)
-    assert issue.message.startswith("could not import example.net/nowhere/pkg (setup/setup.go:3:8: no required")
+    assert issue.message.startswith("no required module provides package example.net/nowhere/pkg; to add it:")
+    assert (issue.kind, issue.signature) == (from_vet.kind, from_vet.signature)  # one issue once deduplicated
 
 
 @pytest.mark.parametrize(("case", "code"), [("config-error", 3), ("no-go-files", 5)])
@@ -513,3 +515,80 @@ def test_registry_names_reach_the_go_parsers(name: str) -> None:
     assert isinstance(result, ParseResult)
     if name in ("go-vet", "go vet", "govet"):
         assert keys(result.issues) == VET_FIXTURE
+
+
+# --- the go command's module errors (go.mod, go.sum, vendor/) -------------------------------------------
+# /tmp/lintel-go-modules/<case> (tests/captures/README.md), each run with go vet, go test and golangci-lint.
+
+GO_TOOLS: list[tuple[str, Parser]] = [
+    ("go-vet", parse_go_vet),
+    ("go-test", parse_go_test),
+    ("golangci-lint", parse_golangci_lint),
+]
+MODULE_ERRORS = {
+    "tidy": ("go.mod", None, "updates to go.mod needed; to update it: go mod tidy"),
+    "gosum": (
+        "go.mod",
+        None,
+        "golang.org/x/text@v0.21.0: missing go.sum entry for go.mod file; to add it: go mod download golang.org/x/text",
+    ),
+    "vendoring": (
+        "go.mod",
+        None,
+        "inconsistent vendoring: example.com/a@v1.0.0: is explicitly required in go.mod, but not marked as explicit"
+        " in vendor/modules.txt; example.com/a@v1.0.1: is marked as explicit in vendor/modules.txt, but not"
+        " explicitly required in go.mod",
+    ),
+    "syntax": ("go.mod", 5, "unknown directive: requirez"),
+    "gosum-package": (
+        "main.go",
+        6,
+        "missing go.sum entry for module providing package golang.org/x/text/language (imported by"
+        " example.com/sum); to add:\ngo get example.com/sum",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("tool", "parser", "case"),
+    # golangci-lint hides the go command's words for a module that needs tidying (below).
+    [(t, p, c) for t, p in GO_TOOLS for c in sorted(MODULE_ERRORS) if (t, c) != ("golangci-lint", "tidy")],
+)
+def test_a_broken_module_is_one_build_error_in_the_go_commands_words(tool: str, parser: Parser, case: str) -> None:
+    result, exit_code = parsed(parser, tool, f"module-{case}")
+    assert exit_code != 0
+    assert result.recognized
+    assert result.failures == []
+    [issue] = result.issues
+    assert (issue.kind, issue.severity) == ("build", "error")
+    assert (issue.file, issue.line, issue.message) == MODULE_ERRORS[case]
+
+
+def test_the_three_go_tools_report_a_broken_module_with_one_signature() -> None:
+    for case in ("vendoring", "gosum", "syntax", "gosum-package"):
+        signatures = {parsed(parser, tool, f"module-{case}")[0].issues[0].signature for tool, parser in GO_TOOLS}
+        assert len(signatures) == 1, case
+
+
+def test_vendorings_advice_is_the_hint() -> None:
+    result, _ = parsed(parse_go_vet, "go-vet", "module-vendoring")
+    assert result.issues[0].hint == (
+        "To ignore the vendor directory, use -mod=readonly or -mod=mod.\nTo sync the vendor directory, run:\n"
+        "go mod vendor"
+    )
+
+
+def test_golangci_lints_no_go_files_is_not_a_module_error() -> None:
+    """golangci-lint 2.15 says only "no go files to analyze: running `go mod tidy` may solve the problem" for a
+    module that needs tidying, as for one with no Go file at all: nothing to place, not checked (go vet and go
+    test, run beside it, report the module's error)."""
+    for case in ("module-tidy", "no-go-files"):
+        result, _ = parsed(parse_golangci_lint, "golangci-lint", case)
+        assert (result.recognized, result.issues) == (False, [])
+
+
+@pytest.mark.parametrize(("tool", "parser"), GO_TOOLS)
+def test_a_go_toolchain_older_than_the_module_asks_is_not_checked(tool: str, parser: Parser) -> None:
+    """`go 1.99` in go.mod with go 1.26 and GOTOOLCHAIN=local: the machine cannot check the project."""
+    result, _ = parsed(parser, tool, "module-newgo")
+    assert (result.recognized, result.issues) == (False, [])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from lintel.parsers import get_parser
 from lintel.parsers.base import ToolOutput
+from lintel.parsers.jstests import MochaTally, mocha_tally
 
 from tests.helpers import load_capture
 
@@ -103,3 +104,55 @@ def test_nodes_spec_reporter_the_default_from_node_23() -> None:
     tap, tap_ctx, _ = load_capture("node-test", "node-tap")
     [from_tap] = auto(tap, tap_ctx).failures
     assert (from_tap.file, from_tap.line) == (failure.file, failure.line)
+
+
+def test_mochas_spec_reporter_on_a_passing_run_with_pending_tests_is_clean() -> None:
+    """mocha 12's spec reporter in /tmp/lintel-node-scratch/mocha-spec (tests/captures/README.md): three
+    passing tests and three pending ones (no function, `describe.skip`, `this.skip()`), exit 0; run bare and
+    through a chained npm script."""
+    for case in ("spec-pending", "spec-pending-npm-chained"):
+        output, ctx, meta = load_capture("mocha", case)
+        assert meta["exit_code"] == 0
+        result = auto(output, ctx)
+        assert result.recognized, case  # clean, not `passed (output not parsed)`
+        assert (result.issues, result.failures) == ([], [])
+
+
+def test_mochas_tally_counts_what_ran() -> None:
+    passed, _, _ = load_capture("mocha", "spec-pending")
+    failed, _, _ = load_capture("mocha", "spec-failures")
+    assert mocha_tally(passed.stdout) == MochaTally(passing=3, pending=3, failing=0)
+    assert mocha_tally(failed.stdout) == MochaTally(passing=1, pending=0, failing=6)
+    assert mocha_tally("3 passing tests in the prose of a log\n") is None
+
+
+def test_a_tally_with_failures_or_a_failing_exit_is_not_a_clean_run() -> None:
+    output, ctx, _ = load_capture("mocha", "spec-pending")
+    # The tally names failures the reporter's blocks do not show (the stream was cut): not understood.
+    cut = ToolOutput(output.stdout.replace("  3 pending", "  3 pending\n  2 failing"), "", 0)
+    assert not auto(cut, ctx).recognized
+    # A passing tally from a script that then failed in a later step is not the script's verdict.
+    assert not auto(ToolOutput(output.stdout, "", 1), ctx).recognized
+
+
+def test_mochas_spec_reporter_places_each_failure_at_the_tests_own_line() -> None:
+    """Failures of every shape mocha 12 prints (mocha failing/): an error thrown inside src/cart.js, an async
+    rejection, nested describes, a `beforeEach` hook, an ES module (`file://` frames). Each sits at the test's
+    line in its file (the `Context.<anonymous>` frame), as the JSON report of the same run says."""
+    spec, ctx, meta = load_capture("mocha", "spec-failures")
+    report, _, _ = load_capture("mocha", "json-failures")
+    assert meta["exit_code"] == 6
+    result = auto(spec, ctx)
+    assert result.recognized
+    assert [(f.name, f.file, f.line) for f in result.failures] == [
+        ("cart > reads a cart from JSON", "failing/cart.test.js", 22),
+        ("cart > rejects asynchronously", "failing/cart.test.js", 27),
+        ("cart > discount > takes the percentage off", "failing/cart.test.js", 11),
+        ("cart > discount > edge cases > keeps zero at zero", "failing/cart.test.js", 16),
+        ('stock > "before each" hook for "counts what is left"', "failing/cart.test.js", 33),
+        ("esm > compares strings", "failing/esm.test.mjs", 5),
+    ]
+    from_json = auto(report, ctx).failures
+    assert [(f.file, f.line) for f in from_json] == [(f.file, f.line) for f in result.failures]
+    assert result.failures[0].message == "SyntaxError: Expected property name or '}' in JSON at position 1"
+    assert {i.source for i in result.issues} == {"mocha"}

@@ -477,8 +477,10 @@ def test_passing_report_with_failing_exit_is_not_recognized() -> None:
 def test_script_exit_zero_in_an_unknown_format_is_not_taken_for_clean() -> None:
     """The script's exit 0 is its pass, but output lintel cannot read may hold warnings: not recognised, so the
     check reports `passed` (output not parsed), never `clean` (CONTRACT §8)."""
-    out = ToolOutput("  3 passing (12ms)\n", "", 0)
+    out = ToolOutput("3 tests passed\n", "", 0)
     assert not parse_node_test_auto(out, CTX).recognized
+    # mocha's tally is read (tests/unit/test_parsers_jstests.py): all passing, none failing, is clean.
+    assert parse_node_test_auto(ToolOutput("  3 passing (12ms)\n", "", 0), CTX).recognized
     assert not parse_node_lint_auto(ToolOutput("all good\n", "", 0), CTX).recognized
     chatter = ToolOutput("", 'npm warn Unknown user config "nodedir".\n', 0)
     assert parse_node_test_auto(chatter, CTX).recognized  # nothing but the package manager's chatter: clean

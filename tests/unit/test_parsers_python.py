@@ -218,6 +218,25 @@ def test_mypy_clean_run() -> None:
     assert result.issues == []
 
 
+@pytest.mark.parametrize("case", ["config-note", "config-note-ini"])
+def test_mypys_note_about_its_configuration_is_no_finding(case: str) -> None:
+    """`warn_unused_configs` with an override section that matches no module: mypy 2.4 prints
+    `pyproject.toml: note: unused section(s): module = ['legacy.*']` (`mypy.ini: note: ... [mypy-legacy.*]`) and
+    exits 0, with lintel's flags (`--no-error-summary`) nothing else: a clean run."""
+    output, ctx, meta = load_capture("mypy", case)
+    assert meta["exit_code"] == 0
+    assert ": note: unused section(s): " in output.stdout
+    result = get_parser("mypy")(output, ctx)
+    assert result.recognized
+    assert result.issues == []
+    # Beside findings, the note is still no issue of its own; an error placed in the configuration is one.
+    errors = (
+        output.stdout + "pkg/__init__.py:2:12:2:16: error: Bad  [misc]\npyproject.toml:1:1: error: Bad config  [misc]\n"
+    )
+    found = get_parser("mypy")(ToolOutput(errors, "", 1), ctx)
+    assert [(i.file, i.line) for i in found.issues] == [("pkg/__init__.py", 2), ("pyproject.toml", 1)]
+
+
 def test_mypy_blocking_errors_are_still_read() -> None:
     syntax = parse("mypy", "syntax-error")
     assert syntax.recognized
@@ -362,6 +381,21 @@ def test_pytest_clean_and_empty_runs() -> None:
     empty = parse("pytest", "no-tests")
     assert empty.recognized
     assert (empty.issues, empty.failures) == ([], [])
+
+
+@pytest.mark.parametrize(("case", "library_line"), [("unraisable", 18), ("unraisable-text", None)])
+def test_pytest_failures_raised_by_pytest_itself_sit_in_the_project(case: str, library_line: int | None) -> None:
+    """`filterwarnings = ["error"]` turns an exception raised in `__del__` into a PytestUnraisableExceptionWarning
+    that pytest raises from .venv/lib/python3.11/site-packages/_pytest/ (the venv inside the project, as usual):
+    the failure sits at the project's code that raised (src/shop/store.py), or, when that was a library's
+    (a module in the venv's site-packages), at the test's own definition (the junit report's line)."""
+    result = parse("pytest", case)
+    assert result.recognized
+    assert [(f.name, f.file, f.line) for f in result.failures] == [
+        ("tests/test_store.py::test_connection_is_dropped", "src/shop/store.py", 8),
+        ("tests/test_store.py::test_library_handle_is_dropped", "tests/test_store.py", library_line),
+    ]
+    assert all(".venv" not in (i.file or "") for i in result.issues)
 
 
 def test_pytest_usage_error_is_not_recognized() -> None:

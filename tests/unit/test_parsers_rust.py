@@ -266,6 +266,25 @@ def test_cargo_test_clean_is_recognized() -> None:
     assert result.failures == []
 
 
+@pytest.mark.parametrize("case", ["zero-tests", "no-test-targets"])
+def test_cargo_test_of_a_crate_without_tests_is_clean(case: str) -> None:
+    """/tmp/lintel-rust-zero-tests (a lib without tests: `running 0 tests`, `test result: ok. 0 passed` for the
+    unit tests and the doc tests) and the same crate with `[lib] test = false`, `doctest = false` (cargo builds,
+    runs nothing, and prints only `Finished`)."""
+    output, ctx, meta = load_capture("cargo-test", case)
+    assert meta["exit_code"] == 0
+    result = parse_cargo_test(output, ctx)
+    assert result.recognized  # clean (0 tests), not `passed (output not parsed)`
+    assert (result.issues, result.failures) == ([], [])
+
+
+def test_cargo_test_that_ran_nothing_but_failed_or_printed_what_is_not_libtests_is_not_understood() -> None:
+    output, ctx, _ = load_capture("cargo-test", "no-test-targets")
+    assert not parse_cargo_test(ToolOutput(output.stdout, output.stderr, 101), ctx).recognized
+    # A custom test harness (`harness = false`) printing its own report: not libtest's, not read.
+    assert not parse_cargo_test(ToolOutput("all 3 checks fine\n", output.stderr, 0), ctx).recognized
+
+
 def test_cargo_test_compile_error_is_a_build_issue_and_warnings_are_left_out() -> None:
     output, ctx, _ = load_capture("cargo-test", "compile-error")
     result = parse_cargo_test(output, ctx)

@@ -96,6 +96,91 @@ def located_lines(lines: Iterable[str], unknown: list[str] | None = None) -> lis
 
 
 # --------------------------------------------------------------------------------------------------
+# The go command's errors about the module itself (go.mod, go.sum, vendor/), printed before any package is
+# loaded, so no tool of the project got to run (measured, go 1.26; tests/captures/README.md):
+#
+#   go: updates to go.mod needed; to update it:
+#   \tgo mod tidy
+#   go: golang.org/x/text@v0.21.0: missing go.sum entry for go.mod file; to add it:
+#   \tgo mod download golang.org/x/text
+#   go: inconsistent vendoring in /w/m:
+#   \texample.com/a@v1.0.0: is explicitly required in go.mod, but not marked as explicit in vendor/modules.txt
+#   <blank>
+#   \tTo sync the vendor directory, run:
+#   \t\tgo mod vendor
+#   go: errors parsing go.mod:
+#   go.mod:5: unknown directive: requirez
+#
+# Each is an error issue of kind `build` at go.mod, in the go command's words: the module is broken as code that
+# does not compile is, something to fix in the project (its own CI fails the same way), not a tool lintel could
+# not run. `go: go.mod requires go >= 1.99 (running go 1.26.8; GOTOOLCHAIN=local)` is not one of them: the
+# machine's toolchain is too old for the project, so the check stays not_checked.
+_MODULE_ERROR = re.compile(
+    r"^go: (?P<message>.*?\b(?:updates to go\.(?:mod|sum) needed|missing go\.sum entry|inconsistent vendoring"
+    r"|errors parsing go\.(?:mod|work)).*?)\s*$"
+)
+# `inconsistent vendoring in /w/m:` names the module's folder; the issue goes to its go.mod instead.
+_MODULE_FOLDER = re.compile(r" in (?P<folder>\S+?):$")
+_MODFILE_LINE = re.compile(r"^(?P<file>\S*go\.(?:mod|work)):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<message>.+)$")
+
+
+def module_errors(lines: list[str], source: str, ctx: ParseContext) -> tuple[list[Issue], list[str]]:
+    """The go command's module errors among `lines` as `build` issues at go.mod, and the lines left over."""
+    issues: list[Issue] = []
+    rest: list[str] = []
+    index = 0
+    while index < len(lines):
+        head = _MODULE_ERROR.match(lines[index])
+        index += 1
+        if head is None:
+            rest.append(lines[index - 1])
+            continue
+        block: list[str] = []
+        while index < len(lines) and _continues(lines, index):
+            block.append(lines[index])
+            index += 1
+        issues.extend(_module_issues(head.group("message"), block, source, ctx))
+    return issues, rest
+
+
+def _continues(lines: list[str], index: int) -> bool:
+    """Tab-indented detail, a go.mod line of a parse error, or a blank line between two tab-indented ones."""
+    line = lines[index]
+    if line.startswith("\t") or _MODFILE_LINE.match(line):
+        return True
+    return not line.strip() and index + 1 < len(lines) and lines[index + 1].startswith("\t")
+
+
+def _module_issues(message: str, block: list[str], source: str, ctx: ParseContext) -> Iterator[Issue]:
+    located = [m for m in map(_MODFILE_LINE.match, block) if m]
+    for where in located:  # `errors parsing go.mod:` then one line per error, at its place
+        column = where.group("col")
+        yield make_issue(
+            kind="build",
+            message=where.group("message"),
+            source=source,
+            file=ctx.relpath(where.group("file")),
+            line=int(where.group("line")),
+            column=int(column) if column else None,
+        )
+    if located:
+        return
+    folder = _MODULE_FOLDER.search(message)
+    if folder is not None:
+        message = message[: folder.start()] + ":"
+    # The first paragraph says what is wrong (and how to fix it, for tidy and go.sum); vendoring's advice
+    # follows a blank line and becomes the hint.
+    paragraphs = "\n".join(line.strip() for line in block).split("\n\n")
+    yield make_issue(
+        kind="build",
+        message=" ".join([message, "; ".join(paragraphs[0].split("\n"))]).strip(),
+        source=source,
+        file=ctx.relpath(f"{folder.group('folder')}/go.mod" if folder else "go.mod"),
+        hint="\n".join(paragraphs[1:]).strip() or None,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
 # golangci-lint
 
 
@@ -113,11 +198,15 @@ def parse_golangci_lint(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     Severity (the default, unless the config's `severity` section sets one) is an error: golangci-lint
     fails the run for it. `typecheck` issues are compile errors (kind `build`); for a package that does
     not load at all golangci-lint puts the go command's `file:line:col: message` lines in Text and points
-    Pos at line 1, so each of those lines becomes an issue at its own position.
+    Pos at line 1, so each of those lines becomes an issue at its own position. A module the go command
+    refuses to load (go.mod, go.sum, vendor/) leaves no JSON, only golangci-lint's error on stderr quoting the
+    go command's: read as go vet reads it (`module_errors`).
     """
     report = _golangci_report(clean(output.stdout))
     if report is None:
-        return ParseResult(recognized=False)
+        # A module the go command refused to load: golangci-lint quotes the go command's stderr in its own.
+        module, _ = module_errors(_quoted_go_stderr(clean(output.stderr)), "golangci-lint", ctx)
+        return ParseResult(issues=module, recognized=bool(module))
     raw_issues = report.get("Issues")
     issues: list[Issue] = []
     seen: set[tuple[Any, ...]] = set()
@@ -131,6 +220,23 @@ def parse_golangci_lint(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     # A run golangci-lint itself calls failed (Report.Error) is explained only by issues it still found.
     recognized = bool(issues) or not error
     return ParseResult(issues=issues, recognized=recognized)
+
+
+# `level=error msg="Running error: context loading failed: failed to load packages: ... stderr: go: inconsistent
+# vendoring in /w/m:\n\texample.com/a@v1.0.0: ..."` (golangci-lint 2.15): the message is a Go-quoted string.
+_LOGFMT_MESSAGE = re.compile(r'\bmsg="(?P<text>(?:[^"\\]|\\.)*)"')
+_GO_ESCAPE = re.compile(r"\\(.)")
+_GO_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
+
+
+def _quoted_go_stderr(stderr: str) -> list[str]:
+    """The go command's stderr that golangci-lint quoted in its error message, as lines; [] without one."""
+    for found in _LOGFMT_MESSAGE.finditer(stderr):
+        text = _GO_ESCAPE.sub(lambda m: _GO_ESCAPES.get(m.group(1), m.group(0)), found.group("text"))
+        start = text.find("stderr: go: ")
+        if start >= 0:
+            return text[start + len("stderr: ") :].splitlines()
+    return []
 
 
 def _golangci_report(stdout: str) -> Mapping[str, Any] | None:
@@ -148,6 +254,9 @@ def _golangci_report(stdout: str) -> Mapping[str, Any] | None:
     return None
 
 
+_COULD_NOT_IMPORT = re.compile(r"^could not import \S+ \((?P<inner>.*)\)$", re.DOTALL)
+
+
 def _golangci_issues(raw: Mapping[str, Any], ctx: ParseContext) -> Iterator[Issue]:
     linter = str(raw.get("FromLinter") or "") or None
     text = str(raw.get("Text") or "")
@@ -159,8 +268,11 @@ def _golangci_issues(raw: Mapping[str, Any], ctx: ParseContext) -> Iterator[Issu
     line_range = raw.get("LineRange")
     end_line = json_int(line_range.get("To")) if isinstance(line_range, dict) else None
     if linter == "typecheck":
-        # The go command's lines in Text are relative to the directory golangci-lint ran in.
-        located = located_lines(text.splitlines())
+        # The go command's lines in Text are relative to the directory golangci-lint ran in; a package that
+        # could not be imported wraps the go command's error (`could not import P (main.go:6:2: missing go.sum
+        # entry ...)`), which is read as go vet and go test print it, so the three tools agree on it.
+        wrapped = _COULD_NOT_IMPORT.match(text)
+        located = located_lines((wrapped.group("inner") if wrapped else text).splitlines())
         if located:
             for loc in located:
                 yield make_issue(
@@ -224,17 +336,29 @@ def parse_go_vet(output: ToolOutput, ctx: ParseContext) -> ParseResult:
         setup/setup.go:3:8: no required module provides package example.net/x; to add it:
         \tgo get example.net/x
 
-    Findings are kind `typecheck`; `vet: ` lines (the package did not type-check) are `build`. The text
-    does not name the analyzer, so there is no rule. A failing run is recognised only when it printed at
+    Findings are kind `typecheck`; `vet: ` lines (the package did not type-check), imports no module
+    provides and the go command's module errors (`module_errors`) are `build`. The text does not name the
+    analyzer, so there is no rule. A failing run is recognised only when it printed at
     least one located line ("matched no packages" is not a clean run).
     """
     unknown: list[str] = []
     lines = [*clean(output.stdout).splitlines(), *clean(output.stderr).splitlines()]
-    issues = located_issues(
-        located_lines(lines, unknown), "go vet", ctx, kind=lambda loc: "build" if loc.vet_error else "typecheck"
-    )
+    module, lines = module_errors(lines, "go vet", ctx)
+    issues = module + located_issues(located_lines(lines, unknown), "go vet", ctx, kind=_vet_kind)
     recognized = bool(issues) or (output.exit_code in (0, None) and not unknown)
     return ParseResult(issues=issues, recognized=recognized)
+
+
+# An import the module cannot provide: the go command's words, printed where the import is, before vet runs.
+_IMPORT_NOT_PROVIDED = re.compile(
+    r"^(?:no required module provides|missing go\.sum entry for module providing) package"
+)
+
+
+def _vet_kind(loc: Located) -> IssueKind:
+    """vet's findings are `typecheck`; what stopped a package from loading or type-checking is `build`, as go
+    test and golangci-lint report the same line."""
+    return "build" if loc.vet_error or _IMPORT_NOT_PROVIDED.match(loc.message) else "typecheck"
 
 
 # --------------------------------------------------------------------------------------------------

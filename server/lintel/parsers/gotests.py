@@ -18,7 +18,7 @@ from typing import Any
 from lintel.issues import Issue, ParseContext, ParseResult, TestFailure, make_issue
 from lintel.parsers.base import ToolOutput
 from lintel.parsers.common import clean, json_lines, one_line
-from lintel.parsers.go import LOCATED, located_issues, located_lines
+from lintel.parsers.go import LOCATED, located_issues, located_lines, module_errors
 
 _MAX_OUTPUT = 20_000
 
@@ -92,7 +92,8 @@ def parse_go_test(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     `<import path>.<test>` and a `test` issue at the first line it logged or, for a panic, at the innermost
     stack frame inside the root. A test still running when its package failed (a timeout, a crash) failed
     too. A package that failed with no failing test (TestMain, init) is one failure named after the package.
-    Compile errors (build-output events, or stderr lines from go before 1.24) are `build` issues.
+    Compile errors (build-output events, or stderr lines from go before 1.24) and the go command's module errors
+    on stderr (go.mod needs `go mod tidy`, a missing go.sum entry, inconsistent vendoring) are `build` issues.
 
     Without -fullpath a test's lines name only the file (`calc_test.go:13`) while events name the import
     path, so the package directory is inferred: from what the run itself shows (a build error's relative
@@ -106,7 +107,8 @@ def parse_go_test(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     stderr_lines = clean(output.stderr).splitlines()
     resolver = _DirResolver.build(run, ctx)
 
-    issues = located_issues(located_lines([*run.build_output, *stderr_lines]), "go test", ctx)
+    module, lines = module_errors([*run.build_output, *stderr_lines], "go test", ctx)
+    issues = module + located_issues(located_lines(lines), "go test", ctx)
     build_issues = bool(issues)
 
     failures: list[TestFailure] = []

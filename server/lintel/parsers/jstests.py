@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from lintel.issues import ParseContext, TestFailure
@@ -133,10 +134,21 @@ def _until(lines: list[str], end: re.Pattern[str]) -> Iterator[str]:
 #         ...
 #         at Context.<anonymous> (mocha/stock.test.cjs:13:12)
 #
-# Stack paths are relative to the cwd. mocha exits with the number of failed tests (at most 255).
+# Stack paths are relative to the cwd (`file:///abs/...` for an ES module). mocha runs each test and hook as a
+# method of its `Context`, so the `at Context.<anonymous>` frame is the test's own line, below the frames of
+# the code it called. mocha exits with the number of failed tests (at most 255). Before the failures, the
+# tally (also the whole epilogue of a run that passed, pending tests included):
+#
+#     3 passing (8ms)
+#     3 pending
+#     1 failing
 _MOCHA_FAILURE = re.compile(r"^  (?P<number>\d+)\) (?P<title>.+?)(?P<colon>:)?\s*$")
 _MOCHA_TITLE = re.compile(r"^ {5,}(?P<title>\S.*?)(?P<colon>:)?\s*$")
-_MOCHA_FRAME = re.compile(r"^\s+at .*?\(?(?:file://)?(?P<file>[^\s():]+):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
+_MOCHA_FRAME = re.compile(
+    r"^\s+at (?P<function>.*?)\(?(?:file://)?(?P<file>[^\s():]+):(?P<line>\d+):(?P<col>\d+)\)?\s*$"
+)
+_MOCHA_PASSING = re.compile(r"^  (?P<count>\d+) passing \(\d+(?:\.\d+)?(?:ms|s|m)\)\s*$")
+_MOCHA_TALLY = re.compile(r"^  (?P<count>\d+) (?P<what>pending|failing)\s*$")
 
 
 def is_mocha_report(value: Any) -> bool:
@@ -194,7 +206,10 @@ def mocha_spec_failures(text: str, ctx: ParseContext) -> list[TestFailure]:
             block.append(following)
         body = [b.strip() for b in block if b.strip() and not _MOCHA_FRAME.match(b)]
         frames = [m for m in map(_MOCHA_FRAME.match, block) if m and not m.group("file").startswith("node:")]
-        where = next((m for m in frames if "node_modules" not in m.group("file")), None)
+        ours = [m for m in frames if "node_modules" not in m.group("file")]
+        # The test's own line (as the JSON report's reader finds it), else where the stack enters the project.
+        where = next((m for m in ours if m.group("function").startswith("Context.")), None)
+        where = where or next(iter(ours), None)
         failures.append(
             TestFailure(
                 name=NAME_SEPARATOR.join(names),
@@ -205,6 +220,30 @@ def mocha_spec_failures(text: str, ctx: ParseContext) -> list[TestFailure]:
             )
         )
     return failures
+
+
+@dataclass(frozen=True)
+class MochaTally:
+    passing: int
+    pending: int
+    failing: int
+
+
+def mocha_tally(text: str) -> MochaTally | None:
+    """The counts mocha printed after the run (its spec, dot and list reporters end with them); None when the
+    text holds no `N passing (time)` line."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        passing = _MOCHA_PASSING.match(line)
+        if passing is None:
+            continue
+        counts = {"pending": 0, "failing": 0}
+        for following in lines[index + 1 : index + 3]:
+            tally = _MOCHA_TALLY.match(following)
+            if tally is not None:
+                counts[tally.group("what")] = int(tally.group("count"))
+        return MochaTally(int(passing.group("count")), counts["pending"], counts["failing"])
+    return None
 
 
 def _first_lines(text: str, count: int = 3) -> str:

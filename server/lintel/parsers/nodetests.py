@@ -26,6 +26,7 @@ from lintel.parsers.jstests import (
     jest_failures,
     mocha_report_failures,
     mocha_spec_failures,
+    mocha_tally,
     node_spec_failures,
     vitest_failures,
 )
@@ -162,10 +163,12 @@ def _suite_message(text: str) -> str:
 
 
 def parse_node_test_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
-    """A `test` script's output: a jest or vitest JSON report if there is one, else node's TAP.
+    """A `test` script's output: a jest, vitest or mocha JSON report if there is one, else node's TAP and the
+    runners' default reporters.
 
-    A script is the project's own verdict: exit 0 is a pass even when its reporter is one lintel cannot
-    read (mocha's spec reporter), while a failing exit must be explained by failures lintel found.
+    A failing exit must be explained by failures lintel found; a passing one is understood when the output
+    is only chatter or ends with a runner's tally (mocha's `3 passing` / `1 pending`): else it is a pass lintel
+    could not read (`passed`).
     """
     found = find_json(output, "{", _is_jest_report)
     if found is not None:
@@ -192,4 +195,8 @@ def parse_node_test_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
         result.recognized = True
     elif not result.recognized and clean_exit(output, text):
         result.recognized = True  # a passing script that printed nothing but chatter
+    elif not result.recognized and output.exit_code == 0:
+        # mocha's spec reporter on a passing run: its tally says what ran (pending tests are not failures).
+        tally = mocha_tally(text)
+        result.recognized = tally is not None and tally.failing == 0
     return result

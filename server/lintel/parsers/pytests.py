@@ -23,6 +23,8 @@ _TB_LOCATION = re.compile(r"^(?!E\s)(?P<file>(?:[A-Za-z]:)?[^\s:][^:\n]*?):(?P<l
 _TB_NATIVE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _GENERIC_MESSAGES = frozenset({"", "collection failure"})
 _DRIVE = re.compile(r"^[A-Za-z]:/")
+# Installed packages (a venv's, a conda environment's, Debian's) and an environment's own standard library.
+_ENVIRONMENT = re.compile(r"(?:^|/)(?:site-packages|dist-packages|lib/python\d+(?:\.\d+)?)/", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,8 @@ def parse_pytest_junit(output: ToolOutput, ctx: ParseContext) -> ParseResult:
 
     Each `<failure>`/`<error>` is a TestFailure and an Issue at the failing line of the test: the last
     traceback entry in the test's own file (the test called code that raised further down); without one
-    (a fixture raised), the last entry inside the root; then the test's definition. The test's file is the
+    (a fixture raised, pytest raised an unraisable exception's warning), the last entry in the project's own
+    code (not under site-packages); then the test's definition. The test's file is the
     `file` attribute (junit_family=xunit1, 0-based `line`) or, in xunit2 reports, the traceback entry whose
     module path starts the `classname`. Collection errors (`classname=""`) name the module.
     """
@@ -71,7 +74,7 @@ def _parse_junit(root: ET.Element, ctx: ParseContext) -> ParseResult:
         _dotted(frame.file): frame.file
         for _, outcome in outcomes
         for frame in _frames(outcome.text or "", ctx)
-        if frame.file.endswith(".py") and _inside_root(frame.file)
+        if frame.file.endswith(".py") and _in_project(frame.file)
     }
     for case, outcome in outcomes:
         failure, issue = _junit_failure(case, outcome, modules, ctx)
@@ -136,9 +139,12 @@ def _frames(text: str, ctx: ParseContext) -> list[_Frame]:
     return frames
 
 
-def _inside_root(file: str) -> bool:
-    """ParseContext.relpath leaves paths outside the root absolute (`/usr/lib/...`, `C:/Python/...`)."""
-    return not (file.startswith("/") or _DRIVE.match(file))
+def _in_project(file: str) -> bool:
+    """Whether a frame is the project's own code: inside the root (ParseContext.relpath leaves paths outside it
+    absolute: `/usr/lib/...`, `C:/Python/...`) and not an environment's installed packages or standard library
+    kept there (`.venv/lib/python3.11/site-packages/_pytest/...`: pytest's own frames under every failure it
+    raises itself, such as a PytestUnraisableExceptionWarning turned into an error)."""
+    return not (file.startswith("/") or _DRIVE.match(file) or _ENVIRONMENT.search(file))
 
 
 def _dotted(file: str) -> str:
@@ -166,9 +172,9 @@ def _failing_location(
     in_test = [f for f in frames if test_file is not None and f.file == test_file]
     if in_test:
         return in_test[-1].file, in_test[-1].line
-    inside_root = [f for f in frames if _inside_root(f.file)]
-    if inside_root:
-        return inside_root[-1].file, inside_root[-1].line
+    in_project = [f for f in frames if _in_project(f.file)]
+    if in_project:
+        return in_project[-1].file, in_project[-1].line
     return test_file, fallback_line if test_file is not None else None
 
 

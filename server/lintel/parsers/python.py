@@ -279,6 +279,9 @@ _MYPY_LINE = re.compile(
     r" (?P<severity>error|warning|note): (?P<msg>.*?)(?:  \[(?P<code>[\w-]+)\])?$"
 )
 _MYPY_SUMMARY = re.compile(r"^(Success: no issues found|Found \d+ errors? in \d+ files?)")
+# What mypy says about its configuration file rather than the code: `pyproject.toml: note: unused section(s):
+# module = ['legacy.*']` (warn_unused_configs), printed on a clean run too, with exit 0.
+_MYPY_CONFIG_FILE = re.compile(r"\.(?:toml|ini|cfg)$")
 
 
 @dataclass
@@ -303,9 +306,11 @@ def parse_mypy(output: ToolOutput, ctx: ParseContext) -> ParseResult:
         use.py:4:13:4:18: note: Revealed type is "shapes.Square"
 
     Notes join the most recent error at the same file, line and column as its hint (mypy's own JSON output
-    does the same); a note with no error there (reveal_type) is an info issue. mypy's end column is
-    inclusive, so it gains one. Both streams are read: configuration errors go to stderr. A crash
-    (`error: INTERNAL ERROR`) is not recognised, whatever was printed before it.
+    does the same); a note with no error there (reveal_type) is an info issue; a note about the configuration
+    file (`pyproject.toml: note: unused section(s): ...`) is no finding in the code: it stays in the run's
+    output only, so a run that found nothing is clean. mypy's end column is inclusive, so it gains one. Both
+    streams are read: configuration errors go to stderr. A crash (`error: INTERNAL ERROR`) is not recognised,
+    whatever was printed before it.
     """
     text = clean(output.stdout) + "\n" + clean(output.stderr)
     if "error: INTERNAL ERROR" in text:
@@ -317,6 +322,9 @@ def parse_mypy(output: ToolOutput, ctx: ParseContext) -> ParseResult:
         record = _mypy_json_record(line) if line.startswith("{") else _mypy_text_record(line)
         if record is None:
             understood = understood or bool(_MYPY_SUMMARY.match(line))
+            continue
+        if record.severity == "note" and record.line is None and _MYPY_CONFIG_FILE.search(record.file):
+            understood = True
             continue
         key = (record.file, record.line, record.column)
         if record.severity == "note" and key in latest_error:

@@ -225,6 +225,9 @@ _NO_PANIC = re.compile(r"^note: test did not panic as expected(?: at (?P<file>.+
 _ERR_RETURN = re.compile(r"^Error: (?P<message>.+)$", re.M)
 _PANIC_TAIL = re.compile(r"^(note: run with `RUST_BACKTRACE|stack backtrace:)", re.M)
 _DOCTEST = re.compile(r"^(?P<file>.+?) - .*\(line (?P<line>\d+)\)$")
+# cargo's last progress line of a build: `    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.17s`
+# (before Rust 1.77: `Finished test [unoptimized + debuginfo] target(s) in 0.17s`).
+_FINISHED = re.compile(r"^\s*Finished\b.*\btarget\(s\) in ", re.M)
 # rustc's human format, which cargo test prints for compile errors.
 _RUSTC_HEADER = re.compile(r"^error(?:\[(?P<code>[^\]]+)\])?: (?P<message>.+)$")
 _RUSTC_LOCATION = re.compile(r"^\s*--> (?P<file>.+?):(?P<line>\d+):(?P<col>\d+)$")
@@ -273,9 +276,12 @@ def parse_cargo_test(output: ToolOutput, ctx: ParseContext) -> ParseResult:
             if issue is not None and issue.severity == "error" and first_time(issue, seen):
                 builds.append(issue)
     issues = [_failure_issue(failure) for failure in failures] + builds
-    # A failing run is explained only by a failed test or a compile error; a passing one by libtest's tally.
+    # A failing run is explained only by a failed test or a compile error; a passing one by libtest's tally
+    # (`running 0 tests` / `test result: ok. 0 passed` for a crate without tests), or by cargo building and
+    # running nothing at all (no target to test: `[lib] test = false`, `doctest = false`).
     explained = bool(failures) or bool(builds)
-    recognized = saw_result or explained if output.exit_code in (0, None) else explained
+    ran_nothing = not stdout.strip() and _FINISHED.search(stderr) is not None
+    recognized = saw_result or explained or ran_nothing if output.exit_code in (0, None) else explained
     return ParseResult(issues=issues, failures=failures, recognized=recognized)
 
 
