@@ -14,11 +14,12 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lintel.checks import RunResult, detect_document, run_check, run_file_check
+from lintel.checks import RunResult, run_check, run_file_check
 from lintel.config import LintelConfig
 from lintel.coverage import CoverageFailed, CoverageStore, CoverageUnsupported, Request, coverage
 from lintel.coverage import tests_covering as covering
 from lintel.detect import DetectionError, choose_project, is_inside, nearest_project, normalize_language
+from lintel.detectdoc import detect_document
 from lintel.discover import Discovery, describe, discover, nearest_above
 from lintel.errors import BadArgument, NothingToRun, NotSupported
 from lintel.issues import Issue

@@ -88,6 +88,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--changed-since", metavar="REF", help="check only the projects holding files changed since git REF"
     )
 
+    _add_serve(commands)
+    mcp = commands.add_parser("mcp", help="serve lintel's checks and test runs to agents as MCP tools (stdio)")
+    mcp.add_argument("--root", default=".", help="the workspace the tools act on (default: the current directory)")
+    mcp.add_argument(
+        "--untrusted", action="store_true", help="run no tool in the workspace (detection and results only)"
+    )
+
+    det = commands.add_parser("detect", help="show the projects, their commands and binaries")
+    det.add_argument("path", nargs="?", default=".", help="the folder to look in (default: .)")
+    det.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_merge(commands)
+    return parser
+
+
+def _add_serve(commands: argparse._SubParsersAction[_Parser]) -> None:
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     transport = serve.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
@@ -115,18 +130,6 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --tcp: allow a HOST that is not loopback (other machines can then reach the port)",
     )
-
-    mcp = commands.add_parser("mcp", help="serve lintel's checks and test runs to agents as MCP tools (stdio)")
-    mcp.add_argument("--root", default=".", help="the workspace the tools act on (default: the current directory)")
-    mcp.add_argument(
-        "--untrusted", action="store_true", help="run no tool in the workspace (detection and results only)"
-    )
-
-    det = commands.add_parser("detect", help="show the projects, their commands and binaries")
-    det.add_argument("path", nargs="?", default=".", help="the folder to look in (default: .)")
-    det.add_argument("--json", action="store_true", help="machine-readable output")
-    _add_merge(commands)
-    return parser
 
 
 def _add_fail_level(parser: argparse.ArgumentParser) -> None:

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from lintel.baseline import Baseline, BaselineError, load_baseline
-from lintel.checks import RunResult, dedupe_issues, detect_document, run_pairs, sort_issues
+from lintel.checks import RunResult, dedupe_issues, run_pairs, sort_issues
 from lintel.config import LintelConfig, ValidatorConfig, load_config
 from lintel.coverage import CoverageStore, CoverageUnsupported, Request, coverage
 from lintel.coverage.base import COVERAGE_CHECK, blank_result
 from lintel.detect import normalize_language
+from lintel.detectdoc import detect_document
 from lintel.discover import Discovery, Found, describe, discover, nearest_above, repository_root
 from lintel.issues import Severity
 from lintel.languages import CHECKS, CheckName, Project
