@@ -39,6 +39,7 @@ from lintel.parsers.base import ToolOutput
 from lintel.process import PARSE_CAP_BYTES, ProcessResult, ProcessStartError, cap_text, run_process
 from lintel.proxy.servers import resolve_command
 from lintel.registry import project_files, registry_for, scope_to_file
+from lintel.runenv import run_environment
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +47,6 @@ log = logging.getLogger(__name__)
 # but printed what no parser understood (an unknown linter behind a `lint` script) — a success, never "clean".
 Status = Literal["clean", "passed", "findings", "not_checked"]
 
-# Tools write plain text: colour codes would only get in the parsers' way.
-QUIET_ENV = {"NO_COLOR": "1", "CARGO_TERM_COLOR": "never", "FORCE_COLOR": "0", "CLICOLOR": "0"}
 _REASON_CHARS = 600
 
 
@@ -366,8 +365,8 @@ async def run_planned(
         result.binary,
         planned.binaries[0].via,
     )
-    # The user's environment, with only what the parsers need on top (plain text) and defaults it lacks.
-    run_env = {**spec.env_defaults, **os.environ, **QUIET_ENV, **spec.env, **(env or {})}
+    # The user's environment as it is, with the spec's defaults where it has none (lintel.runenv).
+    run_env = run_environment(spec.env_defaults, spec.env, env)
     # A scratch directory only for tools that write a report file (pytest's junit XML): making one costs
     # ~0.3 ms, measurable on every lint-on-save.
     wants_report = REPORT_PLACEHOLDER in argv

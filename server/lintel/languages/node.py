@@ -30,6 +30,7 @@ from lintel.languages.base import (
     project_relpath,
 )
 from lintel.languages.members import expand_members
+from lintel.runenv import defaults_for
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +43,8 @@ LOCK_FILES: tuple[tuple[str, str], ...] = (
     ("package-lock.json", "npm"),
 )
 
-# CI=true, unless the user's environment says otherwise, keeps test runners out of watch mode (vitest,
-# react-scripts' jest) and stops jest from writing new snapshots during a check.
-_TEST_DEFAULTS: Mapping[str, str] = {"CI": "true"}
+# CI=true unless the user's environment says otherwise (lintel.runenv says why); nothing else is added.
+_TEST_DEFAULTS = defaults_for("node", "test")
 
 # Measured exit codes (eslint 9.39, tsc 5.9, prettier 3.10, node 20 --test, jest 30, vitest 3.2):
 #   eslint   0 clean, 1 findings, 2 eslint failed (bad config, crash; no JSON then)
