@@ -40,6 +40,7 @@ from lintel.process import PARSE_CAP_BYTES, ProcessResult, ProcessStartError, ca
 from lintel.proxy.servers import resolve_command
 from lintel.registry import project_files, registry_for, scope_to_file
 from lintel.runenv import run_environment
+from lintel.scriptfloor import failed_script
 
 log = logging.getLogger(__name__)
 
@@ -411,10 +412,9 @@ def _interpret(
     shown_err, cut_err = cap_text(proc.stderr)
     result.truncated = proc.truncated or cut_out or cut_err
     result.output = compose_output(shown_out, shown_err, proc.exit_code, proc.timed_out, seconds)
-    parsed = get_parser(spec.parser)(
-        ToolOutput(proc.stdout, proc.stderr, proc.exit_code, report),
-        ParseContext(cwd=str(spec.paths_from or project.root), root=str(workspace)),
-    )
+    output = ToolOutput(proc.stdout, proc.stderr, proc.exit_code, report)
+    ctx = ParseContext(cwd=str(spec.paths_from or project.root), root=str(workspace))
+    parsed = get_parser(spec.parser)(output, ctx)
     issues = list(parsed.issues)
     result.failures = list(parsed.failures)
     if proc.timed_out:
@@ -438,6 +438,12 @@ def _interpret(
         detail = failure_tail(f"{proc.stdout.strip()}\n{proc.stderr.strip()}") or "no output"
         what = "reported findings that could not be parsed" if (proc.exit_code in spec.finding_codes) else "failed"
         result.reason = f"{spec.tool} {what} (exit {proc.exit_code}): {detail}"
+    if spec.script is not None and not proc.timed_out and proc.exit_code not in spec.ok_codes:
+        # A package.json script: its exit code is the floor of the verdict (lintel.scriptfloor).
+        tail = failure_tail(f"{proc.stdout.strip()}\n{proc.stderr.strip()}")
+        floor = failed_script(spec, result.check, output, ctx, issues=issues, failures=result.failures, tail=tail)
+        if floor is not None:
+            result.status, result.reason, issues = floor.status, floor.reason, floor.issues
     if proc.truncated and result.status != "not_checked":
         # Beyond what the parser may read (PARSE_CAP_BYTES): say so in the result, not only in a log.
         result.reason = f"{spec.tool} printed more than {PARSE_CAP_BYTES // 2**20} MiB; findings may be incomplete"

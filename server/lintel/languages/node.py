@@ -24,6 +24,7 @@ from lintel.languages.base import (
     FileScope,
     LanguageSpec,
     Project,
+    ScriptStep,
     ServerSpec,
     ToolSpec,
     Workspace,
@@ -70,6 +71,9 @@ class _KnownTool:
     already_parseable: tuple[str, ...]
     parser: str
     finding_codes: frozenset[int]
+    # The `source` of its findings besides its own name (xo's JSON reporter is eslint's).
+    also_sources: tuple[str, ...] = ()
+    banner: str | None = None  # a line it prints whenever it runs (a chained script's steps are told apart by it)
 
 
 _KNOWN_TOOLS: Mapping[str, _KnownTool] = {
@@ -107,6 +111,7 @@ _KNOWN_TOOLS: Mapping[str, _KnownTool] = {
         already_parseable=("--reporter",),
         parser="node-lint-auto",
         finding_codes=frozenset({1}),
+        also_sources=("eslint",),
     ),
     "tsc": _KnownTool(
         tool="tsc",
@@ -123,6 +128,7 @@ _KNOWN_TOOLS: Mapping[str, _KnownTool] = {
         already_parseable=(),
         parser="prettier",
         finding_codes=frozenset({1}),
+        banner=r"Checking formatting\.\.\.$",
     ),
     "jest": _KnownTool(
         tool="jest",
@@ -307,6 +313,8 @@ def script_spec(project: Project, check: CheckName, script: str, more: tuple[str
         install_hint=hint,
         requires=requires,
         env_defaults=_TEST_DEFAULTS if check == "test" else {},
+        script=text,
+        steps=script_steps(project, text),
     )
 
 
@@ -347,6 +355,94 @@ def known_tool(script_text: str) -> _KnownTool | None:
     if command == "node":
         return None
     return _KNOWN_TOOLS.get(command)
+
+
+def script_steps(project: Project, script_text: str, depth: int = 0) -> tuple[ScriptStep, ...]:
+    """The commands of a script that runs them one after another with `&&`, each a plain command; a step that
+    runs another of the project's scripts (`npm run lint:js`) stands for that script's steps. () for a script
+    that is more than that (`;`, `||`, pipes, redirections, subshells, variables): lintel does not take it apart.
+    """
+    parts = _chain_parts(script_text)
+    if parts is None:
+        return ()
+    steps: list[ScriptStep] = []
+    for part in parts:
+        inner = _runs_script(project, part)
+        nested = script_steps(project, project.scripts[inner], depth + 1) if inner and depth < _MAX_DEPTH else ()
+        if nested:
+            steps.extend(dataclasses.replace(step, script=step.script or part) for step in nested)
+            continue
+        known = known_tool(part)
+        if known is None:
+            steps.append(ScriptStep(part))
+        else:
+            sources = frozenset({known.tool, *known.also_sources})
+            steps.append(ScriptStep(part, known.tool, known.parser, known.finding_codes, sources, known.banner))
+    return tuple(steps)
+
+
+# Shell operators other than `&&` (as shlex splits them into runs of these characters), and what makes a word
+# more than a word (variables, command substitution).
+_OPERATOR_CHARS = frozenset("();<>|&")
+_EXPANSION = re.compile(r"[$`\n]")
+_MAX_DEPTH = 3  # scripts running scripts running scripts: deep enough for real chains, bounded against cycles
+
+
+def _chain_parts(script_text: str) -> list[str] | None:
+    """The commands of `a && b && c` as the script writes them; None for anything else."""
+    if _EXPANSION.search(script_text):
+        return None
+    lexer = shlex.shlex(script_text, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return None
+    if any(t != "&&" and set(t) <= _OPERATOR_CHARS for t in tokens):
+        return None
+    parts = _split_outside_quotes(script_text, "&&")
+    if len(parts) != tokens.count("&&") + 1:
+        return None
+    return parts if all(parts) else None
+
+
+def _split_outside_quotes(text: str, separator: str) -> list[str]:
+    """`text` split at `separator` where it is not quoted or escaped, each part stripped."""
+    parts: list[str] = []
+    start, index, quote = 0, 0, ""
+    while index < len(text):
+        char = text[index]
+        if char == "\\" and quote != "'":
+            index += 2
+            continue
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif text.startswith(separator, index):
+            parts.append(text[start:index].strip())
+            start = index = index + len(separator)
+            continue
+        index += 1
+    return [*parts, text[start:].strip()]
+
+
+_PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
+
+
+def _runs_script(project: Project, command: str) -> str | None:
+    """The project's script a step runs (`npm run lint:js`, `npm test`, `pnpm lint`, `yarn run lint`); None for
+    any other command."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words or words[0] not in _PACKAGE_MANAGERS:
+        return None
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    if rest[:1] in (["run"], ["run-script"]):
+        rest = rest[1:]
+    return rest[0] if len(rest) == 1 and rest[0] in project.scripts else None
 
 
 def _has_flag(script_text: str, flags: tuple[str, ...]) -> bool:
