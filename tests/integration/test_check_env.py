@@ -1,7 +1,7 @@
-"""lintel's own environment never reaches the code under test (issue 25): the env-python and env-node fixtures'
-tests check colour behaviour (FORCE_COLOR, CLICOLOR_FORCE) and that NO_COLOR / FORCE_COLOR / CLICOLOR / CI are
-what their runner was started with. They pass under lintel's test run (the CLI, lintel.runTests whole and a
-subset, lintel.runScript) exactly as under the tool run by hand. Before, lintel added NO_COLOR=1, FORCE_COLOR=0
+"""lintel's own environment never reaches the code under test (issue 25): the env-python, env-node and env-go
+fixtures' tests check colour behaviour (FORCE_COLOR, CLICOLOR_FORCE) and that NO_COLOR / FORCE_COLOR / CLICOLOR /
+CI are what their runner was started with. They pass under lintel's test run (the CLI, lintel.runTests whole and
+a subset, lintel.runScript) exactly as under the tool run by hand. Before, lintel added NO_COLOR=1, FORCE_COLOR=0
 and CLICOLOR=0 to every run: two failing tests in each fixture.
 """
 
@@ -25,6 +25,7 @@ from tests.helpers import REPO, WORKSPACES, require_tool, tool_path
 
 PYTHON = WORKSPACES / "env-python"
 NODE = WORKSPACES / "env-node"
+GO = WORKSPACES / "env-go"
 # The variables the fixtures' tests look at; each case sets some and leaves the others unset.
 FORCED = "test_force_color_colours_a_pipe"
 WATCHED = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "CARGO_TERM_COLOR", "CI")
@@ -88,6 +89,15 @@ def test_node_test_sees_the_users_environment(values: dict[str, str], lintel_add
     assert hand.returncode == 0, hand.stdout
     assert "# pass 3" in hand.stdout
     assert_clean(*check_tests(NODE, user_env(values, seen({**values, **lintel_adds}))))
+
+
+@pytest.mark.tool("go")
+@pytest.mark.parametrize("values", [{}, {"FORCE_COLOR": "1", "CI": "true"}])
+def test_go_test_sees_the_users_environment(values: dict[str, str]) -> None:
+    env = user_env(values, seen(values))
+    hand = by_hand(["go", "test", "-count=1", "./..."], GO, env)
+    assert hand.returncode == 0, hand.stdout
+    assert_clean(*check_tests(GO, env))
 
 
 @pytest.mark.tool("pytest", "node")
