@@ -1,8 +1,8 @@
-"""lintel's own environment never reaches the code under test (issue 25): the env-python, env-node and env-go
-fixtures' tests check colour behaviour (FORCE_COLOR, CLICOLOR_FORCE) and that NO_COLOR / FORCE_COLOR / CLICOLOR /
-CI are what their runner was started with. They pass under lintel's test run (the CLI, lintel.runTests whole and
-a subset, lintel.runScript) exactly as under the tool run by hand. Before, lintel added NO_COLOR=1, FORCE_COLOR=0
-and CLICOLOR=0 to every run: two failing tests in each fixture.
+"""lintel's own environment never reaches the code under test (issue 25): the env-python, env-node, env-go and
+env-rust fixtures' tests check colour behaviour (FORCE_COLOR, CLICOLOR_FORCE) and that NO_COLOR / FORCE_COLOR /
+CLICOLOR / CI are what their runner was started with. They pass under lintel's test run (the CLI, lintel.runTests
+whole and a subset, lintel.runScript) exactly as under the tool run by hand. Before, lintel added NO_COLOR=1,
+FORCE_COLOR=0 and CLICOLOR=0 to every run (and CARGO_TERM_COLOR=never): failing tests in each fixture.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from tests.helpers import REPO, WORKSPACES, require_tool, tool_path
 PYTHON = WORKSPACES / "env-python"
 NODE = WORKSPACES / "env-node"
 GO = WORKSPACES / "env-go"
+RUST = WORKSPACES / "env-rust"
 # The variables the fixtures' tests look at; each case sets some and leaves the others unset.
 FORCED = "test_force_color_colours_a_pipe"
 WATCHED = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "CARGO_TERM_COLOR", "CI")
@@ -98,6 +99,19 @@ def test_go_test_sees_the_users_environment(values: dict[str, str]) -> None:
     hand = by_hand(["go", "test", "-count=1", "./..."], GO, env)
     assert hand.returncode == 0, hand.stdout
     assert_clean(*check_tests(GO, env))
+
+
+@pytest.mark.tool("cargo")
+@pytest.mark.parametrize("values", [{}, {"CARGO_TERM_COLOR": "always", "FORCE_COLOR": "1"}])
+def test_cargo_test_sees_the_users_environment(values: dict[str, str]) -> None:
+    """cargo test runs the crate's own code; CARGO_TERM_COLOR=always colours cargo's own output, which the parser
+    reads all the same. The Rust fixture reads its expectation as `NAME=value` / `NAME` lines."""
+    env = user_env(values, {})
+    expected = seen(values)
+    env["ENV_FIXTURE_EXPECT"] = "\n".join(name if v is None else f"{name}={v}" for name, v in expected.items())
+    hand = by_hand(["cargo", "test"], RUST, env)
+    assert hand.returncode == 0, hand.stdout + hand.stderr
+    assert_clean(*check_tests(RUST, env))
 
 
 @pytest.mark.tool("pytest", "node")
