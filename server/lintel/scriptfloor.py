@@ -45,8 +45,9 @@ def failed_script(
     """The verdict of a script that exited non-zero, or None when what was parsed already fails it (a failing
     test, an error). `tail` is the end of its output, which the issue quotes when the output explains nothing.
 
-    - the shell could not start a step (126, 127), or the step that failed is a tool lintel knows that exited
-      with a code other than its findings' and printed nothing lintel understood: `not_checked` (exit 3);
+    - the shell could not start a step (126, 127), or the step that failed is a tool lintel knows and nothing
+      of its own was read (it could not run: eslint's or prettier's exit 2; or lintel could not read what it
+      printed): `not_checked` (exit 3);
     - the failing step's own findings were parsed (prettier's `[warn] file` lines, eslint's warnings under
       `--max-warnings 0`): they are raised to errors, as the script treats them;
     - otherwise one error issue of the check's kind names the step that failed (the whole script when lintel
@@ -63,8 +64,10 @@ def failed_script(
     what = _quoted(step, spec)
     exited = f"the `{spec.check}` script exited {code}"
     own = found[index] if index is not None else []
-    if code in _COULD_NOT_START or (step is not None and step.tool and not own and code not in step.finding_codes):
-        return ScriptVerdict("not_checked", f"{what} could not run ({exited}): {tail}", list(issues))
+    if code in _COULD_NOT_START or (step is not None and step.tool and not own):
+        exited_with_findings = step is not None and code not in _COULD_NOT_START and code in step.finding_codes
+        how = "failed with output lintel could not read" if exited_with_findings else "could not run"
+        return ScriptVerdict("not_checked", f"{what} {how} ({exited}): {tail}", list(issues))
     if own:
         keys = {_key(i) for i in own}
         kept = [i for i in issues if _key(i) not in keys]

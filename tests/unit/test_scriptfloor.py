@@ -86,3 +86,16 @@ def test_a_command_the_shell_cannot_find_is_not_checked(tmp_path: Path) -> None:
         "not_checked",
         "`vitest run` could not run (the `test` script exited 127): sh: 1: vitest: not found",
     )
+
+
+def test_a_known_tool_whose_output_lintel_cannot_read_is_not_checked(tmp_path: Path) -> None:
+    """tsc without a tsconfig.json prints its help and exits 1: lintel knows tsc but read nothing of it."""
+    output, ctx, meta = load_capture("tsc", "no-tsconfig")
+    assert meta["exit_code"] == 1
+    spec = tool_for(project_with(tmp_path, typecheck="tsc --noEmit"), "typecheck")
+    floor = verdict(spec, output, ctx, tail="Version 5.9.3")
+    assert floor is not None
+    assert (floor.status, floor.reason) == (
+        "not_checked",
+        "`tsc --noEmit` failed with output lintel could not read (the `typecheck` script exited 1): Version 5.9.3",
+    )
