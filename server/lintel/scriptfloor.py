@@ -20,7 +20,7 @@ from lintel.parsers.base import ToolOutput
 from lintel.parsers.common import clean
 
 # The kind of the error issue a failed script gets when its output explains nothing, by the check it ran for.
-_FLOOR_KIND: dict[str, IssueKind] = {"lint": "lint", "typecheck": "typecheck", "test": "test", "format": "format"}
+_FLOOR_KIND: dict[str, IssueKind] = {"lint": "lint", "typecheck": "typecheck", "test": "test"}
 # The shell's own codes: the command was not found (127) or could not be executed (126).
 _COULD_NOT_START = frozenset({126, 127})
 
@@ -56,7 +56,8 @@ def failed_script(
     if failures or any(i.severity == "error" for i in issues):
         return None
     code = output.exit_code
-    found = [_own_issues(step, output, ctx) for step in spec.steps]
+    parsed: dict[str, list[Issue]] = {}  # each parser reads the output once, however many steps it reads for
+    found = [_own_issues(step, output, ctx, parsed) for step in spec.steps]
     text = clean(f"{output.stdout}\n{output.stderr}")
     ran = [bool(own) or _printed_banner(step, text) for step, own in zip(spec.steps, found, strict=True)]
     index = _failing_step(spec.steps, found, ran)
@@ -84,12 +85,13 @@ def failed_script(
     return ScriptVerdict("findings", f"{what} failed ({exited})", [*issues, floor])
 
 
-def _own_issues(step: ScriptStep, output: ToolOutput, ctx: ParseContext) -> list[Issue]:
+def _own_issues(step: ScriptStep, output: ToolOutput, ctx: ParseContext, parsed: dict[str, list[Issue]]) -> list[Issue]:
     """What the step's tool printed, read by that tool's parser (a test script's lint step is read as lint)."""
     if step.parser is None:
         return []
-    parsed = get_parser(step.parser)(output, ctx)
-    return [i for i in parsed.issues if i.source in step.sources]
+    if step.parser not in parsed:
+        parsed[step.parser] = get_parser(step.parser)(output, ctx).issues
+    return [i for i in parsed[step.parser] if i.source in step.sources]
 
 
 def _printed_banner(step: ScriptStep, text: str) -> bool:
