@@ -268,8 +268,8 @@ def parse_prettier_check(output: ToolOutput, ctx: ParseContext) -> ParseResult:
 
 
 def _prettier_check_lines(text: str, ctx: ParseContext) -> tuple[list[Issue], bool, str]:
-    """`prettier --check`'s lines in `text`: the issues they give, whether its summary line is there, and the
-    text without its lines (a lint script's other steps printed the rest)."""
+    """`prettier --check`'s lines in `text`: the issues they give, whether one of its summary lines is there, and
+    the text without its lines (a lint script's other steps printed the rest)."""
     issues: list[Issue] = []
     started = False
     rest: list[str] = []
@@ -279,7 +279,10 @@ def _prettier_check_lines(text: str, ctx: ParseContext) -> tuple[list[Issue], bo
             started = True
             continue
         warn = _PRETTIER_WARN.match(line)
-        if warn and not _PRETTIER_SUMMARY.match(warn.group("file")):
+        if warn and _PRETTIER_SUMMARY.match(warn.group("file")):
+            started = True  # `[warn] Code style issues found…`: prettier's own words
+            continue
+        if warn:
             issues.append(
                 make_issue(
                     kind="format",
@@ -336,9 +339,12 @@ def parse_node_lint_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
         issues.extend(read(document.value, ctx))
         # The rest of the text may hold a chained tool's output.
         text = text[: document.start] + text[document.end :]
-    # A format check chained into the lint script (`eslint . && prettier -c src`): its lines are understood.
-    formatting, _, text = _prettier_check_lines(text, ctx)
-    issues.extend(formatting)
+    # A format check chained into the lint script (`eslint . && prettier -c src`): its lines are understood,
+    # when prettier's own summary says they are its (another tool may print a `[warn] …` line).
+    formatting, prettier_ran, rest = _prettier_check_lines(text, ctx)
+    if prettier_ran:
+        issues.extend(formatting)
+        text = rest
     issues.extend(_tsc_issues(text, ctx))
     issues.extend(_compact_issues(text, ctx))
     issues.extend(_stylish_issues(text, ctx))
