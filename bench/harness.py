@@ -26,9 +26,6 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 LINTEL_COMMAND = [sys.executable, "-m", "lintel", "serve"]
 BARE_COMMAND = [sys.executable, str(Path(__file__).with_name("bare_server.py"))]
 
-# What lintel's runner adds to the environment of every tool (lintel.checks), so the direct runs match.
-QUIET_ENV = {"NO_COLOR": "1", "CARGO_TERM_COLOR": "never", "FORCE_COLOR": "0", "CLICOLOR": "0"}
-
 
 @dataclass(frozen=True)
 class Publish:
@@ -285,7 +282,8 @@ async def run_direct(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> 
 
 
 def tool_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    return {**os.environ, **QUIET_ENV, **(extra or {})}
+    """The environment of a direct run: the user's, as lintel's runs get it (lintel.runenv adds no colour)."""
+    return {**os.environ, **(extra or {})}
 
 
 def proc_status(pid: int) -> dict[str, int]:

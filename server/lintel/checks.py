@@ -37,6 +37,8 @@ from lintel.parsers import get_parser
 from lintel.parsers.base import ToolOutput
 from lintel.process import PARSE_CAP_BYTES, ProcessResult, ProcessStartError, cap_text, run_process
 from lintel.registry import project_files, scope_to_file
+from lintel.runenv import run_environment
+from lintel.scriptfloor import failed_script
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +46,6 @@ log = logging.getLogger(__name__)
 # but printed what no parser understood (an unknown linter behind a `lint` script) — a success, never "clean".
 Status = Literal["clean", "passed", "findings", "not_checked"]
 
-# Tools write plain text: colour codes would only get in the parsers' way.
-QUIET_ENV = {"NO_COLOR": "1", "CARGO_TERM_COLOR": "never", "FORCE_COLOR": "0", "CLICOLOR": "0"}
 _REASON_CHARS = 600
 
 
@@ -374,8 +374,8 @@ async def run_planned(
         result.binary,
         planned.binaries[0].via,
     )
-    # The user's environment, with only what the parsers need on top (plain text) and defaults it lacks.
-    run_env = {**spec.env_defaults, **os.environ, **QUIET_ENV, **spec.env, **(env or {})}
+    # The user's environment as it is, with the spec's defaults where it has none (lintel.runenv).
+    run_env = run_environment(spec.env_defaults, spec.env, env)
     # A scratch directory only for tools that write a report file (pytest's junit XML): making one costs
     # ~0.3 ms, measurable on every lint-on-save.
     wants_report = REPORT_PLACEHOLDER in argv
@@ -420,10 +420,9 @@ def _interpret(
     shown_err, cut_err = cap_text(proc.stderr)
     result.truncated = proc.truncated or cut_out or cut_err
     result.output = compose_output(shown_out, shown_err, proc.exit_code, proc.timed_out, seconds)
-    parsed = get_parser(spec.parser)(
-        ToolOutput(proc.stdout, proc.stderr, proc.exit_code, report),
-        ParseContext(cwd=str(spec.paths_from or project.root), root=str(workspace)),
-    )
+    output = ToolOutput(proc.stdout, proc.stderr, proc.exit_code, report)
+    ctx = ParseContext(cwd=str(spec.paths_from or project.root), root=str(workspace))
+    parsed = get_parser(spec.parser)(output, ctx)
     issues = list(parsed.issues)
     result.failures = list(parsed.failures)
     if proc.timed_out:
@@ -447,6 +446,12 @@ def _interpret(
         detail = failure_tail(f"{proc.stdout.strip()}\n{proc.stderr.strip()}") or "no output"
         what = "reported findings that could not be parsed" if (proc.exit_code in spec.finding_codes) else "failed"
         result.reason = f"{spec.tool} {what} (exit {proc.exit_code}): {detail}"
+    if spec.script is not None and not proc.timed_out and proc.exit_code not in spec.ok_codes:
+        # A package.json script: its exit code is the floor of the verdict (lintel.scriptfloor).
+        tail = failure_tail(f"{proc.stdout.strip()}\n{proc.stderr.strip()}")
+        floor = failed_script(spec, result.check, output, ctx, issues=issues, failures=result.failures, tail=tail)
+        if floor is not None:
+            result.status, result.reason, issues = floor.status, floor.reason, floor.issues
     if proc.truncated and result.status != "not_checked":
         # Beyond what the parser may read (PARSE_CAP_BYTES): say so in the result, not only in a log.
         result.reason = f"{spec.tool} printed more than {PARSE_CAP_BYTES // 2**20} MiB; findings may be incomplete"

@@ -18,10 +18,10 @@ from lintel.config import LintelConfig
 from lintel.errors import BadArgument, NotSupported
 from lintel.languages import Project, ToolSpec
 from lintel.languages.node import is_yarn_berry, pnpm_changes, run_script_argv
+from lintel.runenv import defaults_for
 
-# Scripts run non-interactively: CI=true (unless the user's environment says otherwise) keeps test runners and
-# bundlers out of watch mode, as for the test check.
-_SCRIPT_ENV = {"CI": "true"}
+# CI=true unless the user's environment says otherwise, as for the test check (lintel.runenv).
+_SCRIPT_ENV = defaults_for("node", "script")
 _INSTALL_HINTS = {
     "npm": "npm ships with Node.js (https://nodejs.org)",
     "yarn": "npm install -g yarn",

@@ -11,12 +11,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from lintel.checks import QUIET_ENV, RunResult, Status, compose_output
+from lintel.checks import RunResult, Status, compose_output
 from lintel.config import ValidatorConfig, clamp_timeout
 from lintel.issues import Issue, ParseContext, SourceLines, finalize_issues, make_issue
 from lintel.parsers import get_parser, is_known_parser
 from lintel.parsers.base import ToolOutput
 from lintel.process import SHELL, ProcessStartError, run_shell
+from lintel.runenv import run_environment
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,7 @@ async def run_validator(
     seconds = clamp_timeout(validator.timeout_seconds)
     if not is_known_parser(validator.parser):
         log.warning("validator %s: unknown parser %r, using custom", validator.id, validator.parser)
-    run_env = {**os.environ, **QUIET_ENV, **(env or {})}
+    run_env = run_environment({}, env)
     result = ValidateResult(id=validator.id, ok=False, raw_output="", command=validator.run)
     try:
         proc = await run_shell(validator.run, cwd=root, env=run_env, timeout=seconds, on_start=on_start)

@@ -12,8 +12,9 @@ import pytest
 from tests.helpers import WORKSPACES, lintel_json
 
 FIXTURES = sorted(p.name for p in WORKSPACES.iterdir() if p.is_dir() and p.name != "no-markers")
-# Fixtures of the agent commands (coverage, package scripts): clean code on purpose; their verdicts must still agree.
-CLEAN = {"node-coverage", "scripts-npm", "scripts-pnpm", "scripts-yarn"}
+# Fixtures of the agent commands (coverage, package scripts) and of the environment tests (env-*): clean code on
+# purpose; their verdicts must still agree.
+CLEAN = {"env-go", "env-node", "env-python", "env-rust", "node-coverage", "scripts-npm", "scripts-pnpm", "scripts-yarn"}
 
 
 def _verdict(report: dict[str, Any]) -> tuple[list[Any], list[Any]]:

@@ -9,6 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
 from lintel.config import ValidatorConfig
 from lintel.issues import sha256_hex
 from lintel.validators import ValidateResult, run_validator, run_validators
@@ -72,6 +73,17 @@ def test_passing_validator_is_ok(tmp_path: Path) -> None:
     assert result.ok
     assert result.issues == []
     assert result.to_json()["rawOutput"] == "exit: 0"
+
+
+def test_a_validator_sees_the_users_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 25: no NO_COLOR / FORCE_COLOR / CLICOLOR of lintel's reaches the command (a contract test's own)."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    for name in ("NO_COLOR", "CLICOLOR", "CARGO_TERM_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    command = "echo $FORCE_COLOR ${NO_COLOR-unset} ${CLICOLOR-unset} ${CARGO_TERM_COLOR-unset} ${CI-unset}"
+    monkeypatch.delenv("CI", raising=False)
+    result = run(ValidatorConfig(id="env", run=command), tmp_path)
+    assert result.raw_output.splitlines()[0] == "1 unset unset unset unset"
 
 
 def test_timeout_kills_the_command_and_its_children(tmp_path: Path) -> None:

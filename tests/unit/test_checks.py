@@ -11,9 +11,11 @@ from lintel.checks import PlannedCheck, dedupe_issues, failure_tail, plan_check,
 from lintel.config import LintelConfig
 from lintel.detect import detect
 from lintel.issues import make_issue
-from lintel.languages import ToolSpec
+from lintel.languages import LANGUAGES, ToolSpec
 from lintel.languages.binaries import command_label, hoisted_folders, not_found_message, resolve_binary
 from lintel.parsers import get_parser
+from lintel.runenv import DEFAULTS
+from lintel.scripts import script_command
 
 from tests.helpers import load_capture, make_project
 
@@ -179,29 +181,58 @@ def test_a_users_npx_command_runs_as_written(tmp_path: Path) -> None:
 
 def _env_echo(tmp_path: Path) -> PlannedCheck:
     project = make_project("node", root=tmp_path, markers=("package.json",))
+    variables = ("CI", "FORCE_COLOR", "NO_COLOR", "CLICOLOR", "CARGO_TERM_COLOR", "RUST_BACKTRACE")
     spec = ToolSpec(
         check="test",
         tool="sh",
-        argv=("sh", "-c", 'echo "CI=$CI FORCE_COLOR=$FORCE_COLOR RUST_BACKTRACE=$RUST_BACKTRACE"'),
+        argv=("sh", "-c", " ".join(f'echo "{name}=${{{name}-unset}}";' for name in variables)),
         parser="custom",
-        env={"FORCE_COLOR": "0"},
         env_defaults={"CI": "true"},
     )
     return PlannedCheck(project, spec, (resolve_binary("sh", project_root=tmp_path),))
 
 
-async def test_the_users_environment_is_kept_with_only_plain_output_forced(
+async def test_the_users_environment_is_kept_with_no_colour_variable_added(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Issue 25: lintel's NO_COLOR=1 / FORCE_COLOR=0 / CLICOLOR=0 reached the code under test and failed a CLI
+    library's colour tests; a run sees the user's environment, and a default only where it has none."""
     monkeypatch.setenv("CI", "false")
     monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.setenv("RUST_BACKTRACE", "full")
+    for name in ("NO_COLOR", "CLICOLOR", "CARGO_TERM_COLOR"):
+        monkeypatch.delenv(name, raising=False)
     result = await run_planned(_env_echo(tmp_path), workspace=tmp_path, timeout=30)
-    assert result.stdout.strip() == "CI=false FORCE_COLOR=0 RUST_BACKTRACE=full"
+    assert result.stdout.split() == [
+        "CI=false",
+        "FORCE_COLOR=1",
+        "NO_COLOR=unset",
+        "CLICOLOR=unset",
+        "CARGO_TERM_COLOR=unset",
+        "RUST_BACKTRACE=full",
+    ]
 
     monkeypatch.delenv("CI")  # a default fills in only what the user's environment lacks
+    monkeypatch.delenv("FORCE_COLOR")
     result = await run_planned(_env_echo(tmp_path), workspace=tmp_path, timeout=30)
-    assert result.stdout.strip() == "CI=true FORCE_COLOR=0 RUST_BACKTRACE=full"
+    assert result.stdout.split()[:2] == ["CI=true", "FORCE_COLOR=unset"]
+
+
+def test_what_lintel_adds_to_the_environment_is_the_table(tmp_path: Path) -> None:
+    """Every built-in check's defaults come from lintel.runenv.DEFAULTS (docs/design.md, Processes), and no check
+    sets a variable over the user's."""
+    (tmp_path / "package.json").write_text(json.dumps({"name": "x", "scripts": {"lint": "eslint .", "test": "jest"}}))
+    for spec in LANGUAGES:
+        project = make_project(spec.name, root=tmp_path, markers=spec.markers[:1])
+        if spec.name == "node":
+            [project] = [p for p in detect(tmp_path) if p.language == "node"]
+        for check in spec.checks:
+            tool = spec.tool_for(project, check)
+            assert dict(tool.env_defaults) == dict(DEFAULTS.get((spec.name, check), {})), (spec.name, check)
+            assert not tool.env, (spec.name, check)
+    [node] = [p for p in detect(tmp_path) if p.language == "node"]
+    assert dict(script_command(node, "lint").env_defaults) == dict(DEFAULTS[("node", "script")])
+    assert set(DEFAULTS) == {("node", "test"), ("node", "script")}
 
 
 def test_a_languages_install_folders_are_searched_after_path(tmp_path: Path) -> None:

@@ -619,3 +619,16 @@ def test_eslint_ignored_file_notice_is_not_a_finding() -> None:
     result = parse_eslint(ToolOutput(report, "", 0), ParseContext(cwd="/w", root="/w"))
     assert result.recognized
     assert result.issues == []
+
+
+def test_lint_auto_reads_a_chained_prettier_check_only_when_prettier_printed_it() -> None:
+    """`eslint . && prettier -c src`: prettier's `[warn] file` lines are format issues of the lint run; a
+    `[warn] …` line of another tool, without prettier's summary, is not."""
+    output, ctx, _ = load_capture("npm-script", "chained-lint")
+    result = parse_node_lint_auto(output, ctx)
+    assert {(i.source, i.kind, i.file) for i in result.issues} == {
+        ("eslint", "lint", "src/cart.js"),
+        ("prettier", "format", "src/labels.js"),
+    }
+    other = ToolOutput("[warn] cache is stale, rebuilding\n", "", 0)
+    assert not parse_node_lint_auto(other, CTX).issues

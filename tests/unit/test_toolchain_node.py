@@ -260,3 +260,69 @@ def test_polyglot_fixture_runs_yarn_scripts() -> None:
 def test_unknown_check_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown check"):
         node_toolchain.tool_for(make_project(tmp_path, "npm"), "deploy")  # type: ignore[arg-type]
+
+
+# -- a script's steps (lintel.scriptfloor tells which one failed) -----------------------------------------------
+
+
+def _steps(project: Project, check: str = "lint") -> list[tuple[str, str | None, str | None]]:
+    spec = tool_for(project, check)  # type: ignore[arg-type]
+    return [(step.text, step.tool, step.script) for step in spec.steps]
+
+
+def test_a_chained_script_is_split_into_its_steps(tmp_path: Path) -> None:
+    project = make_project(tmp_path, "npm", {"lint": "eslint . && prettier -c 'src' test && node check.js"})
+    assert tool_for(project, "lint").script == "eslint . && prettier -c 'src' test && node check.js"
+    assert _steps(project) == [
+        ("eslint .", "eslint", None),
+        ("prettier -c 'src' test", "prettier", None),
+        ("node check.js", None, None),
+    ]
+
+
+def test_a_step_that_runs_another_script_stands_for_its_steps(tmp_path: Path) -> None:
+    scripts = {
+        "lint": "npm run lint:js && npm run --silent lint:format",
+        "lint:js": "eslint .",
+        "lint:format": "prettier -c . && tsc --noEmit",
+        "test": "npm run lint && node --test",
+    }
+    project = make_project(tmp_path, "npm", scripts)
+    assert _steps(project, "test") == [
+        ("eslint .", "eslint", "npm run lint:js"),
+        ("prettier -c .", "prettier", "npm run --silent lint:format"),
+        ("tsc --noEmit", "tsc", "npm run --silent lint:format"),
+        ("node --test", "node --test", None),
+    ]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "eslint . || true",
+        "eslint . ; prettier -c .",
+        "eslint . | tee out.txt",
+        "eslint . > out.txt && prettier -c .",
+        "(eslint .) && prettier -c .",
+        "eslint $DIRS && prettier -c .",
+        "eslint . &",
+        "eslint . &&",
+    ],
+)
+def test_a_script_that_is_more_than_a_chain_is_not_split(tmp_path: Path, script: str) -> None:
+    project = make_project(tmp_path, "npm", {"lint": script})
+    assert tool_for(project, "lint").steps == ()
+    assert tool_for(project, "lint").script == script  # its exit code is still the floor
+
+
+def test_a_quoted_and_is_part_of_its_step(tmp_path: Path) -> None:
+    project = make_project(tmp_path, "npm", {"lint": 'eslint --rule "x && y" . && prettier -c .'})
+    # The step is kept as written; shell characters, even quoted, keep it from being taken for a bare eslint call.
+    assert _steps(project) == [('eslint --rule "x && y" .', None, None), ("prettier -c .", "prettier", None)]
+
+
+def test_scripts_that_run_each_other_in_a_circle_are_bounded(tmp_path: Path) -> None:
+    project = make_project(tmp_path, "npm", {"lint": "npm run lint && eslint ."})
+    steps = _steps(project)
+    assert steps[-1] == ("eslint .", "eslint", None)
+    assert len(steps) <= 8

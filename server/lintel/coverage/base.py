@@ -4,16 +4,16 @@ and the errors (docs/design.md, Coverage)."""
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lintel.checks import QUIET_ENV, RunResult, plan_check, run_planned, timeout_for
+from lintel.checks import RunResult, plan_check, run_planned, timeout_for
 from lintel.config import LintelConfig
 from lintel.coverage.model import CoverageIndex, FileCoverage
 from lintel.languages import Project
 from lintel.process import PARSE_CAP_BYTES, ProcessResult, ProcessStartError, run_process
+from lintel.runenv import run_environment
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ async def run_tool(
         return await run_process(
             list(argv),
             cwd=cwd,
-            env={**os.environ, **QUIET_ENV, **(env or {})},
+            env=run_environment({}, env),
             timeout=request.seconds,
             on_start=request.on_start,
             cap_bytes=PARSE_CAP_BYTES,

@@ -32,6 +32,7 @@ from lintel.coverage.base import (
 from lintel.coverage.model import CoverageIndex, Files
 from lintel.coverage.parsers import CoverageDataError, parse_istanbul_json, parse_lcov
 from lintel.languages import ToolSpec
+from lintel.runenv import defaults_for
 
 # The most test files run one by one for a line; with more the answer stays per project.
 MAX_FILE_RUNS = 30
@@ -135,7 +136,7 @@ def _node_spec(argv: Sequence[str]) -> ToolSpec:
         parser="node-test-auto",
         finding_codes=frozenset({1}),
         install_hint="install Node.js 20 or later (https://nodejs.org)",
-        env_defaults={"CI": "true"},
+        env_defaults=defaults_for("node", "test"),
     )
 
 

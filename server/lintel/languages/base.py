@@ -50,6 +50,19 @@ FILES_PLACEHOLDER = "{files}"
 
 
 @dataclass(frozen=True)
+class ScriptStep:
+    """One command of a package.json script that chains commands with `&&` (`eslint . && prettier -c src`)."""
+
+    text: str  # as the script writes it
+    tool: str | None = None  # a tool lintel knows (its display name), else None
+    parser: str | None = None  # the parser of that tool's output
+    finding_codes: frozenset[int] = frozenset()  # its exit codes that mean findings; others: it could not run
+    sources: frozenset[str] = frozenset()  # the `source` of the issues its output gives
+    banner: str | None = None  # a line (regex) the tool prints whenever it runs: it ran, findings or not
+    script: str | None = None  # the script it comes from when the chain runs another (`npm run lint:js`)
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     check: CheckName
     tool: str  # shown to users, and the Issue/Diagnostic source
@@ -65,6 +78,10 @@ class ToolSpec:
     # The directory the tool's relative paths start from, when it is not the cwd (a Cargo workspace member's
     # test panics name files from the workspace root, where cargo runs rustc).
     paths_from: Path | None = None
+    # A package.json script: its text and, when lintel can split it, its steps. Its exit code is the floor of
+    # the verdict (lintel.scriptfloor).
+    script: str | None = None
+    steps: tuple[ScriptStep, ...] = ()
 
     @property
     def binary(self) -> str:

@@ -24,12 +24,15 @@ from lintel.languages.base import (
     FileScope,
     LanguageSpec,
     Project,
+    ScriptStep,
     ServerSpec,
     ToolSpec,
     Workspace,
     project_relpath,
 )
 from lintel.languages.members import expand_members
+from lintel.languages.nodesteps import chain_steps
+from lintel.runenv import defaults_for
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +45,8 @@ LOCK_FILES: tuple[tuple[str, str], ...] = (
     ("package-lock.json", "npm"),
 )
 
-# CI=true, unless the user's environment says otherwise, keeps test runners out of watch mode (vitest,
-# react-scripts' jest) and stops jest from writing new snapshots during a check.
-_TEST_DEFAULTS: Mapping[str, str] = {"CI": "true"}
+# CI=true unless the user's environment says otherwise (lintel.runenv says why); nothing else is added.
+_TEST_DEFAULTS = defaults_for("node", "test")
 
 # Measured exit codes (eslint 9.39, tsc 5.9, prettier 3.10, node 20 --test, jest 30, vitest 3.2):
 #   eslint   0 clean, 1 findings, 2 eslint failed (bad config, crash; no JSON then)
@@ -70,6 +72,9 @@ class _KnownTool:
     already_parseable: tuple[str, ...]
     parser: str
     finding_codes: frozenset[int]
+    # The `source` of its findings besides its own name (xo's JSON reporter is eslint's).
+    also_sources: tuple[str, ...] = ()
+    banner: str | None = None  # a line it prints whenever it runs (a chained script's steps are told apart by it)
 
 
 _KNOWN_TOOLS: Mapping[str, _KnownTool] = {
@@ -107,6 +112,7 @@ _KNOWN_TOOLS: Mapping[str, _KnownTool] = {
         already_parseable=("--reporter",),
         parser="node-lint-auto",
         finding_codes=frozenset({1}),
+        also_sources=("eslint",),
     ),
     "tsc": _KnownTool(
         tool="tsc",
@@ -123,6 +129,7 @@ _KNOWN_TOOLS: Mapping[str, _KnownTool] = {
         already_parseable=(),
         parser="prettier",
         finding_codes=frozenset({1}),
+        banner=r"Checking formatting\.\.\.$",
     ),
     "jest": _KnownTool(
         tool="jest",
@@ -309,6 +316,8 @@ def script_spec(project: Project, check: CheckName, script: str, more: tuple[str
         install_hint=hint,
         requires=requires,
         env_defaults=_TEST_DEFAULTS if check == "test" else {},
+        script=text,
+        steps=chain_steps(text, project.scripts, _step),
     )
 
 
@@ -364,6 +373,15 @@ def known_tool(script_text: str) -> _KnownTool | None:
     if command == "node":
         return None
     return _KNOWN_TOOLS.get(command)
+
+
+def _step(command: str) -> ScriptStep:
+    """One command of a chained script (`nodesteps.chain_steps`): known when it is a bare call of a known tool."""
+    known = known_tool(command)
+    if known is None:
+        return ScriptStep(command)
+    sources = frozenset({known.tool, *known.also_sources})
+    return ScriptStep(command, known.tool, known.parser, known.finding_codes, sources, known.banner)
 
 
 def _has_flag(script_text: str, flags: tuple[str, ...]) -> bool:

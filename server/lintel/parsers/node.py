@@ -255,16 +255,34 @@ def parse_prettier_check(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     error in a file, no file matched, a bad option). Only the first two, or a located syntax error, are
     understood: an exit 2 without a file to blame is prettier's own failure.
     """
-    text = both_streams(output)
+    issues, started, _ = _prettier_check_lines(both_streams(output), ctx)
+    if output.exit_code == 0:
+        recognized = started and not issues
+    elif output.exit_code == 1:
+        recognized = bool(issues)
+    elif output.exit_code is None:
+        recognized = started or bool(issues)
+    else:
+        recognized = any(issue.severity == "error" for issue in issues)
+    return ParseResult(issues=issues, recognized=recognized)
+
+
+def _prettier_check_lines(text: str, ctx: ParseContext) -> tuple[list[Issue], bool, str]:
+    """`prettier --check`'s lines in `text`: the issues they give, whether one of its summary lines is there, and
+    the text without its lines (a lint script's other steps printed the rest)."""
     issues: list[Issue] = []
     started = False
+    rest: list[str] = []
     for line in text.splitlines():
         line = line.rstrip()
         if _PRETTIER_SUMMARY.match(line):
             started = True
             continue
         warn = _PRETTIER_WARN.match(line)
-        if warn and not _PRETTIER_SUMMARY.match(warn.group("file")):
+        if warn and _PRETTIER_SUMMARY.match(warn.group("file")):
+            started = True  # `[warn] Code style issues found…`: prettier's own words
+            continue
+        if warn:
             issues.append(
                 make_issue(
                     kind="format",
@@ -288,15 +306,10 @@ def parse_prettier_check(output: ToolOutput, ctx: ParseContext) -> ParseResult:
                     column=loose_int(error.group("col")),
                 )
             )
-    if output.exit_code == 0:
-        recognized = started and not issues
-    elif output.exit_code == 1:
-        recognized = bool(issues)
-    elif output.exit_code is None:
-        recognized = started or bool(issues)
-    else:
-        recognized = any(issue.severity == "error" for issue in issues)
-    return ParseResult(issues=issues, recognized=recognized)
+            continue
+        if not (warn or line.startswith("[error] ")):
+            rest.append(line)
+    return issues, started, "\n".join(rest)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -305,7 +318,7 @@ def parse_prettier_check(output: ToolOutput, ctx: ParseContext) -> ParseResult:
 
 def parse_node_lint_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     """A `lint` or `typecheck` script's output: the JSON reports of eslint, oxlint and biome, and the text of
-    tsc, eslint's compact and stylish formats, and the default output of oxlint, biome and xo.
+    tsc, eslint's compact and stylish formats, `prettier --check`, and the default output of oxlint, biome and xo.
 
     A script may chain tools (`eslint . && tsc`, `oxlint && biome lint`), so every format found is kept. Exit 0
     with nothing but package-manager chatter is a clean run; exit 0 with output in no known format is not
@@ -326,6 +339,12 @@ def parse_node_lint_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
         issues.extend(read(document.value, ctx))
         # The rest of the text may hold a chained tool's output.
         text = text[: document.start] + text[document.end :]
+    # A format check chained into the lint script (`eslint . && prettier -c src`): its lines are understood,
+    # when prettier's own summary says they are its (another tool may print a `[warn] …` line).
+    formatting, prettier_ran, rest = _prettier_check_lines(text, ctx)
+    if prettier_ran:
+        issues.extend(formatting)
+        text = rest
     issues.extend(_tsc_issues(text, ctx))
     issues.extend(_compact_issues(text, ctx))
     issues.extend(_stylish_issues(text, ctx))

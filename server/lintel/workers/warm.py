@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from lintel.checks import QUIET_ENV, RunResult, issue_file_name, plan_spec, sort_issues, timeout_for
+from lintel.checks import RunResult, issue_file_name, plan_spec, sort_issues, timeout_for
 from lintel.config import LintelConfig
 from lintel.issues import SOURCE_LINES_MAX_BYTES, Issue, LineReader, SourceLines, finalize_issues
 from lintel.languages import Project, project_relpath
 from lintel.languages.binaries import resolve_binary
 from lintel.positions import lines_of
+from lintel.runenv import run_environment
 from lintel.workers.base import LintWorker, WorkerKey
 from lintel.workers.pool import WorkerPool
 
@@ -107,7 +107,7 @@ def warm_target(
                     kind.binary,
                     resolved.tried,
                 )
-            env = {**spec.env_defaults, **os.environ, **QUIET_ENV, **spec.env}
+            env = run_environment(spec.env_defaults, spec.env)
             program = _Program(config, resolved.path, env, now)
         programs[cache_key] = program
     if program.binary is None:

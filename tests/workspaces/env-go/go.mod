@@ -1,0 +1,3 @@
+module example.com/paint
+
+go 1.25
