@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from lintel.detect import detect, nearest_project
-from lintel.languages import CHECKS, Project, Workspace
+from lintel.languages import CHECKS, Project, Workspace, pnpmyaml
 from lintel.languages import go as go_language
 from lintel.languages import node as node_language
 from lintel.languages.members import expand_members
@@ -311,7 +311,7 @@ packages:
 onlyBuiltDependencies:
   - esbuild
 """
-    assert node_language.parse_pnpm_packages(text) == [
+    assert pnpmyaml.parse_pnpm_packages(text) == [
         "packages/*",
         "components/**",
         "apps/web",
@@ -337,7 +337,7 @@ onlyBuiltDependencies:
     ],
 )
 def test_pnpm_packages_shapes(text: str, expected: list[str] | None) -> None:
-    assert node_language.parse_pnpm_packages(text) == expected
+    assert pnpmyaml.parse_pnpm_packages(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -351,7 +351,7 @@ def test_pnpm_packages_shapes(text: str, expected: list[str] | None) -> None:
 )
 def test_malformed_pnpm_packages_are_an_error(text: str, error: str) -> None:
     with pytest.raises(ValueError, match=error):
-        node_language.parse_pnpm_packages(text)
+        pnpmyaml.parse_pnpm_packages(text)
 
 
 def pnpm_root(tmp_path: Path, scripts: dict[str, str], yaml: str = "packages:\n  - 'packages/*'\n") -> Path:
