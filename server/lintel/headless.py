@@ -141,9 +141,10 @@ def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
         what = {"not_checked": f"not checked: {result.reason}", "passed": "passed (output not parsed)"}.get(
             result.status, result.status
         )
+        # A validator belongs to no language: it is named by its id.
+        name = f"{result.language} {result.check} ({result.tool})" if result.language else f"validator {result.tool}"
         print(
-            f"lintel: {where(result.cwd)}{result.language} {result.check} ({result.tool}) {what} "
-            f"in {result.duration_ms / 1000:.1f}s",
+            f"lintel: {where(result.cwd)}{name} {what} in {result.duration_ms / 1000:.1f}s",
             file=sys.stderr,
             flush=True,
         )
