@@ -345,6 +345,10 @@ async def run_planned(
     result = RunResult(
         language=project.language, check=label, tool=spec.tool, argv=argv, cwd=project.root, status="not_checked"
     )
+    if project.problem is not None:
+        result.reason = result.output = project.problem
+        log.info("%s %s not checked: %s", project.language, spec.check, project.problem)
+        return result
     missing = planned.missing
     if missing is not None:
         result.reason = not_found_message(label, missing.name, spec.install_hint, proxy_only=missing.proxy_only)
@@ -564,6 +568,8 @@ def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
         if project.package_manager is not None:
             entry["packageManager"] = project.package_manager
             entry["scripts"] = dict(project.scripts)
+        if project.problem is not None:
+            entry["problem"] = project.problem
         if found.member_of is not None:
             entry["workspace"] = discovery.relative(found.member_of)
         if found.workspace is not None:

@@ -351,6 +351,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
         pad = "  " * depth
         extra = f", package manager {project['packageManager']}" if "packageManager" in project else ""
         print(f"{pad}{project['language']} (root {project['root']}, markers {', '.join(project['markers'])}{extra})")
+        if "problem" in project:
+            print(f"{pad}  NOT CHECKED: {project['problem']}")
         if "members" in project:
             covered = f"; checks {', '.join(project['covers'])} for all of them" if project["covers"] else ""
             print(f"{pad}  workspace of {', '.join(project['members']) or 'no members'}{covered}")
