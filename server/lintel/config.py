@@ -201,6 +201,8 @@ class ConfigProblem:
     origin: str  # the file or channel the value came from
 
     def __str__(self) -> str:
+        if not self.path:  # the file itself (not TOML, unreadable)
+            return f"{self.origin}: {self.message}"
         return f"{self.path}: {self.message} ({self.origin}; the default is used)"
 
 
@@ -301,7 +303,9 @@ def read_file_config(root: Path) -> tuple[dict[str, Any], list[ConfigProblem], l
         try:
             document: Any = parse_toml(path)
         except TOML_ERRORS as exc:
-            problems.append(ConfigProblem("(file)", f"cannot read {name}: {exc}", name))
+            # The whole file is unused: named by its full path, with the parser's line and column.
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            problems.append(ConfigProblem("", f"not valid TOML: {reason}", str(path)))
             continue
         for key in table:
             document = document.get(key) if isinstance(document, dict) else None
