@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from lintel.config import LintelConfig, clamp_timeout
 from lintel.discover import discover
+from lintel.fsnames import recover_issues
 from lintel.issues import (
     SEVERITY_RANK,
     Issue,
@@ -447,7 +448,7 @@ def _interpret(
         # Beyond what the parser may read (PARSE_CAP_BYTES): say so in the result, not only in a log.
         result.reason = f"{spec.tool} printed more than {PARSE_CAP_BYTES // 2**20} MiB; findings may be incomplete"
         log.warning("%s output was truncated; findings may be incomplete", spec.tool)
-    result.issues = sort_issues(finalize_issues(issues, SourceLines(workspace)))
+    result.issues = sort_issues(finalize_issues(recover_issues(issues, workspace), SourceLines(workspace)))
 
 
 def _read_report(path: Path, limit: int = PARSE_CAP_BYTES) -> str | None:

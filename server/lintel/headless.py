@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import sys
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from lintel.coverage import CoverageStore, CoverageUnsupported, Request, coverag
 from lintel.coverage.base import COVERAGE_CHECK, blank_result
 from lintel.detect import normalize_language
 from lintel.discover import Discovery, Found, describe, discover, nearest_above, repository_root
+from lintel.fsnames import json_text
 from lintel.issues import Severity
 from lintel.languages import CHECKS, CheckName, Project
 from lintel.registry import registry_for
@@ -42,6 +44,9 @@ class UsageError(Exception):
 
 def run(args: argparse.Namespace) -> int:
     """`check` or `detect`; a usage error is one line on stderr and exit code 2."""
+    # A file name that is not UTF-8 is printed as its bytes (lintel.fsnames), as ls or grep print it to a pipe.
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="surrogateescape")
     try:
         if getattr(args, "language", None) is not None:
             args.language = normalize_language(args.language)
@@ -251,7 +256,8 @@ def _list_projects(scope: _Scope, discovery: Discovery, fmt: str) -> int:
         for f in discovery.found
     ]
     if fmt == "json":
-        print(json.dumps({"version": 1, "root": str(scope.root), "projects": entries}, indent=2, ensure_ascii=False))
+        document = {"version": 1, "root": str(scope.root), "projects": entries}
+        print(json_text(json.dumps(document, indent=2, ensure_ascii=False)))
     else:
         for entry in entries:
             print(f"{entry['root']}\t{entry['language']}\t{entry['files']} files")
@@ -336,7 +342,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     config = _config(root)
     document = detect_document(root, config)
     if args.json:
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(json_text(json.dumps(document, indent=2, ensure_ascii=False)))
         return EXIT_OK
     if not document["projects"]:
         print(
