@@ -34,7 +34,9 @@ lintel's cookie outside its tree, has escaped. At the end: `shutdown` + `exit`, 
 when lintel has exited and 5 s later (expect 0), plus any process carrying lintel's LINTEL_OWNERS cookie
 (lintel.orphans); the requests never answered (expect 0; waited for up to 30 s after the load stops); every
 workDoneProgress begin matched by an end; and the RSS and fd slopes after warm-up: least squares over the
-per-minute rows of minutes 2..N (over the 10 s samples of the second half when the run is shorter than 3 minutes).
+per-minute rows of minutes 2..N (over the 10 s samples of the second half when the run is shorter than 3 minutes),
+and each minute's lowest fd count: a sample that catches a tool running holds its pidfd and pipes, so the slopes
+of fds are noise of ±1-3 a minute; the lowest count (lintel between runs) is what a leak would move.
 """
 
 from __future__ import annotations
@@ -768,6 +770,13 @@ def slopes(soak: Soak) -> dict[str, Any]:
         fds = [(s.at / 60, float(s.fds)) for s in late]
         basis = f"10 s samples from {half:.0f} s (a run this short has no minute 2..N)"
     warm = [s for s in soak.samples if s.at >= min(120.0, soak.minutes * 30)]
+    # Each live child holds 3-4 of lintel's fds (its pidfd and pipes): a sample taken while the slow typecheck
+    # runs has 3 more than one taken between runs, and a least-squares line over a few such points reads as a
+    # drift of ~±1 fd a minute (issue 26). The floor of each minute — lintel between runs — is what a leak moves.
+    floors: dict[int, int] = {}
+    for s in warm:
+        if s.at < soak.minutes * 60:  # not the sample taken as the load stops
+            floors[int(s.at // 60)] = min(s.fds, floors.get(int(s.at // 60), s.fds))
     return {
         "basis": basis,
         "rss_mb_per_min": _round(slope(rss), 3),
@@ -775,6 +784,8 @@ def slopes(soak: Soak) -> dict[str, Any]:
         # The same over every 10 s sample after warm-up: steadier than per-minute points.
         "rss_mb_per_min_10s": _round(slope([(s.at / 60, s.rss_kb / 1024) for s in warm]), 3),
         "fds_per_min_10s": _round(slope([(s.at / 60, float(s.fds)) for s in warm]), 3),
+        "fds_floor_by_minute": [floors[m] for m in sorted(floors)],
+        "fds_floor_per_min": _round(slope([(float(m), float(n)) for m, n in floors.items()]), 3),
     }
 
 
@@ -921,7 +932,8 @@ def report(results: dict[str, Any]) -> None:
     print(
         f"slope after warm-up ({slopes_['basis']}): RSS {slopes_['rss_mb_per_min']} MB/min, "
         f"fds {slopes_['fds_per_min']}/min; over the 10 s samples: RSS {slopes_['rss_mb_per_min_10s']} MB/min, "
-        f"fds {slopes_['fds_per_min_10s']}/min"
+        f"fds {slopes_['fds_per_min_10s']}/min; fds between runs (each minute's lowest): "
+        f"{slopes_['fds_floor_by_minute']}, {slopes_['fds_floor_per_min']}/min"
     )
     for note in results["notes"]:
         print(f"note: {note}")

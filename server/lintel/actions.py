@@ -134,6 +134,9 @@ def inside(folders: Sequence[F], path: str, *, what: str = "path") -> tuple[F, P
     if not folders:
         raise failed("no workspace folder is open")
     shown = _shown(path)
+    if "\0" in path:
+        # Said before the confinement check, which would call it outside the workspace (it cannot resolve).
+        raise invalid(f"{what} {shown!r} is not a valid path: it contains a NUL byte")
     try:
         raw = Path(path).expanduser()
         candidate = raw if raw.is_absolute() else folders[0].root / raw

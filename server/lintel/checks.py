@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lintel.config import LintelConfig, clamp_timeout
+from lintel.fsnames import recover_issues
 from lintel.issues import (
     SEVERITY_RANK,
     Issue,
@@ -353,6 +354,10 @@ async def run_planned(
     result = RunResult(
         language=project.language, check=label, tool=spec.tool, argv=argv, cwd=project.root, status="not_checked"
     )
+    if project.problem is not None:
+        result.reason = result.output = project.problem
+        log.info("%s %s not checked: %s", project.language, spec.check, project.problem)
+        return result
     missing = planned.missing
     if missing is not None:
         result.reason = not_found_message(label, missing.name, spec.install_hint, proxy_only=missing.proxy_only)
@@ -456,7 +461,7 @@ def _interpret(
         # Beyond what the parser may read (PARSE_CAP_BYTES): say so in the result, not only in a log.
         result.reason = f"{spec.tool} printed more than {PARSE_CAP_BYTES // 2**20} MiB; findings may be incomplete"
         log.warning("%s output was truncated; findings may be incomplete", spec.tool)
-    result.issues = sort_issues(finalize_issues(issues, SourceLines(workspace)))
+    result.issues = sort_issues(finalize_issues(recover_issues(issues, workspace), SourceLines(workspace)))
 
 
 def _read_report(path: Path, limit: int = PARSE_CAP_BYTES) -> str | None:

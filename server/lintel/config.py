@@ -154,6 +154,9 @@ class EditorSettings(_Model):
     # Files above this size (KiB) are not sent to language servers: one 20 MB file slowed every other file's
     # hover for seconds. 0: no limit.
     max_forwarded_file_kb: int = Field(4096, ge=0, le=1_048_576)
+    # Files above this size (KiB) are not linted or format-checked on open, change or save: a 20 MB one-line file
+    # took ruff seconds and lintel ~120 MB of copies of its text, for findings no one reads. 0: no limit.
+    max_lint_file_kb: int = Field(4096, ge=0, le=1_048_576)
     # Lint through a warm worker per (tool, project root) where the tool has one (eslint): the CLI's findings
     # without starting the tool on every save; any failure falls back to the CLI (docs/design.md, "Warm workers").
     warm_workers: bool = True
@@ -205,6 +208,8 @@ class ConfigProblem:
     origin: str  # the file or channel the value came from
 
     def __str__(self) -> str:
+        if not self.path:  # the file itself (not TOML, unreadable)
+            return f"{self.origin}: {self.message}"
         return f"{self.path}: {self.message} ({self.origin}; the default is used)"
 
 
@@ -305,7 +310,9 @@ def read_file_config(root: Path) -> tuple[dict[str, Any], list[ConfigProblem], l
         try:
             document: Any = parse_toml(path)
         except TOML_ERRORS as exc:
-            problems.append(ConfigProblem("(file)", f"cannot read {name}: {exc}", name))
+            # The whole file is unused: named by its full path, with the parser's line and column.
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            problems.append(ConfigProblem("", f"not valid TOML: {reason}", str(path)))
             continue
         for key in table:
             document = document.get(key) if isinstance(document, dict) else None

@@ -61,6 +61,8 @@ def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
         if project.package_manager is not None:
             entry["packageManager"] = project.package_manager
             entry["scripts"] = dict(project.scripts)
+        if project.problem is not None:
+            entry["problem"] = project.problem
         if found.member_of is not None:
             entry["workspace"] = discovery.relative(found.member_of)
         if found.workspace is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import sys
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from lintel.coverage.base import COVERAGE_CHECK, blank_result
 from lintel.detect import normalize_language
 from lintel.detectdoc import detect_document
 from lintel.discover import Discovery, Found, describe, discover, nearest_above, repository_root
+from lintel.fsnames import json_text
 from lintel.issues import Severity
 from lintel.languages import CHECKS, CheckName, Project
 from lintel.registry import registry_for
@@ -44,6 +46,9 @@ class UsageError(Exception):
 
 def run(args: argparse.Namespace) -> int:
     """`check` or `detect`; a usage error is one line on stderr and exit code 2."""
+    # A file name that is not UTF-8 is printed as its bytes (lintel.fsnames), as ls or grep print it to a pipe.
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="surrogateescape")
     try:
         if getattr(args, "language", None) is not None:
             args.language = normalize_language(args.language)
@@ -160,9 +165,10 @@ def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
             "not_checked": f"not checked: {short_reason(result.reason)}",
             "passed": "passed (output not parsed)",
         }.get(result.status, result.status)
+        # A validator belongs to no language: it is named by its id.
+        name = f"{result.language} {result.check} ({result.tool})" if result.language else f"validator {result.tool}"
         print(
-            f"lintel: {where(result.cwd)}{result.language} {result.check} ({result.tool}) {what} "
-            f"in {result.duration_ms / 1000:.1f}s",
+            f"lintel: {where(result.cwd)}{name} {what} in {result.duration_ms / 1000:.1f}s",
             file=sys.stderr,
             flush=True,
         )
@@ -269,7 +275,8 @@ def _list_projects(scope: _Scope, discovery: Discovery, fmt: str) -> int:
         for f in discovery.found
     ]
     if fmt == "json":
-        print(json.dumps({"version": 1, "root": str(scope.root), "projects": entries}, indent=2, ensure_ascii=False))
+        document = {"version": 1, "root": str(scope.root), "projects": entries}
+        print(json_text(json.dumps(document, indent=2, ensure_ascii=False)))
     else:
         for entry in entries:
             print(f"{entry['root']}\t{entry['language']}\t{entry['files']} files")
@@ -379,7 +386,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     config = _config(root)
     document = detect_document(root, config)
     if args.json:
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(json_text(json.dumps(document, indent=2, ensure_ascii=False)))
         return EXIT_OK
     if not document["projects"]:
         print(
@@ -394,6 +401,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
         pad = "  " * depth
         extra = f", package manager {project['packageManager']}" if "packageManager" in project else ""
         print(f"{pad}{project['language']} (root {project['root']}, markers {', '.join(project['markers'])}{extra})")
+        if "problem" in project:
+            print(f"{pad}  NOT CHECKED: {project['problem']}")
         if "members" in project:
             covered = f"; checks {', '.join(project['covers'])} for all of them" if project["covers"] else ""
             print(f"{pad}  workspace of {', '.join(project['members']) or 'no members'}{covered}")

@@ -234,15 +234,26 @@ class SourceLines:
 
 
 def finalize_issues(issues: Iterable[Issue], read_line: LineReader) -> list[Issue]:
-    """Fill each issue's fingerprint; without a readable line the message stands in for its text."""
+    """Fill each issue's fingerprint; without a readable line the message stands in for its text.
+
+    The fingerprints of one line are made once per kind and rule: a file of one long line (20 MB of `x = 1; `
+    gives ruff an E702 every 7 bytes) would otherwise normalise and hash the whole line for each finding."""
     out: list[Issue] = []
+    made: dict[tuple[str, str, str | None, int], str] = {}
     for issue in issues:
-        text: str | None = None
-        if issue.file is not None and issue.line is not None:
-            text = read_line(issue.file, issue.line)
-        if text is None:
-            text = issue.message
-        out.append(replace(issue, fingerprint=make_fingerprint(issue.kind, issue.file, issue.rule, text)))
+        key = (issue.kind, issue.file, issue.rule, issue.line) if issue.file is not None and issue.line else None
+        fingerprint = made.get(key) if key is not None else None
+        if fingerprint is None:
+            text: str | None = None
+            if issue.file is not None and issue.line is not None:
+                text = read_line(issue.file, issue.line)
+            if text is None:
+                key = None  # the message stands in: it differs between the line's findings
+                text = issue.message
+            fingerprint = make_fingerprint(issue.kind, issue.file, issue.rule, text)
+            if key is not None:
+                made[key] = fingerprint
+        out.append(replace(issue, fingerprint=fingerprint))
     return out
 
 

@@ -68,12 +68,21 @@ def new_stop_event(server: JsonRPCServer) -> threading.Event:
     return event
 
 
+_UNREADABLE = "Unable to deserialize message"  # pygls 2.1.1, JsonRPCProtocol.structure_message
+
+
 class ExpectedErrorsAsInfo(logging.Filter):
     """pygls logs every error a request handler raises with its traceback at ERROR (`Exception occurred for
     message`), the errors lintel raises on purpose too: a bad argument, an undetectable project, a refusal. Those
-    are answers, not faults: one INFO line with the message. Anything else keeps its traceback."""
+    are answers, not faults: one INFO line with the message. Anything else keeps its traceback.
+
+    A message whose params pygls cannot read (`structure_message`) is logged by pygls with cattrs's whole
+    exception tree (`Unable to deserialize message`, ~1.5 KB); lintel logs each such message in one line where it
+    reads it (LintelServer._on_message), so pygls's record is dropped."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and record.msg.startswith(_UNREADABLE):
+            return False
         error = record.exc_info[1] if record.exc_info else None
         if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
             record.levelno, record.levelname = logging.INFO, "INFO"

@@ -39,6 +39,8 @@ def script_command(
         raise NotSupported(f"{command} is not supported for {project.language} projects yet")
     if not script.strip():
         raise BadArgument(f"{command}: `script` is empty")
+    if project.problem is not None:
+        raise BadArgument(f"{command}: {project.problem}")
     if script not in project.scripts:
         available = ", ".join(sorted(project.scripts)) or "none"
         raise BadArgument(f"no script {script!r} in {project.root / 'package.json'}; available scripts: {available}")

@@ -63,8 +63,10 @@ class MessageReader(asyncio.Protocol):
                 log.error("%s: a message's Content-Length runs into the next message; reading on from it", self._name)
             try:
                 self._on_message(body)
-            except Exception:
-                log.exception("%s: cannot handle a message: %.300r", self._name, body)
+            except Exception as exc:
+                # One line a message (a flood of bad ones must not flood the log); the traceback at DEBUG.
+                log.error("%s: cannot handle a message (%s: %.200s): %.300r", self._name, type(exc).__name__, exc, body)
+                log.debug("the message's error", exc_info=exc)
 
     def _read_headers(self) -> bool:
         """Consume the next header block; False when more bytes are needed."""

@@ -443,6 +443,22 @@ async def test_untrusted_workspace_runs_nothing(start: Start, tmp_path: Path) ->
     await editor.alive()  # detection runs no process: it still answers
 
 
+async def test_trust_withheld_in_nested_settings_runs_nothing(start: Start, tmp_path: Path) -> None:
+    """Issue 26, 6: `{"settings": {"trusted": false}}` (VS Code's python-tools template nests its options so) was
+    trusted, and ran the configured lint command."""
+    marker = tmp_path / "a-tool-ran"
+    tool = [sys.executable, "-c", MARKER_TOOL, str(marker)]
+    editor = await start(
+        "python", init_options={"settings": {"trusted": False, "languages": {"python": {"lint": tool}}}}
+    )
+    uri = editor.open(PRICING)
+    editor.save(uri, editor.path(PRICING).read_text(encoding="utf-8"))
+    error = await error_of(editor, "lintel.lint")
+    assert "not trusted" in error.message, error.message
+    await editor.alive()
+    assert not marker.exists(), "a tool ran although trust was withheld"
+
+
 @pytest.mark.parametrize("value", ["false", 0, None, {"trusted": True}])
 async def test_a_trusted_value_that_is_not_a_boolean_grants_nothing_and_says_so(
     start: Start, tmp_path: Path, value: object

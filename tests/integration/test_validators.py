@@ -125,6 +125,18 @@ def test_cli_runs_configured_validators_by_default(tmp_path: Path) -> None:
     assert issue["kind"] == "custom"
 
 
+def test_the_progress_line_of_a_validator_names_it(tmp_path: Path) -> None:
+    """Issue 26, 6: it read `lintel: None validators (small) findings`."""
+    from tests.helpers import run_lintel
+
+    (tmp_path / "lintel.toml").write_text('[[validators]]\nid = "small"\nrun = "echo broken; exit 1"\n')
+    proc = run_lintel("check", str(tmp_path))
+    assert proc.returncode == 1
+    [line] = [line for line in proc.stderr.splitlines() if "small" in line and "running" not in line]
+    assert line.startswith("lintel: validator small findings in "), line
+    assert "None" not in proc.stderr
+
+
 def test_bad_validator_config_is_exit_2_with_path(tmp_path: Path) -> None:
     (tmp_path / "go.mod").write_text("module x\n")
     (tmp_path / "lintel.toml").write_text('[[validators]]\nid = "x"\nrun = 3\n')

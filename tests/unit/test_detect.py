@@ -111,11 +111,21 @@ def test_package_scripts(tmp_path: Path) -> None:
     assert dict(project.scripts) == {"lint": "eslint .", "test": "jest"}
 
 
-def test_unreadable_package_json_has_no_scripts(tmp_path: Path) -> None:
-    (tmp_path / "package.json").write_text("{ not json")
+def test_unreadable_package_json_is_a_problem_not_a_project_without_scripts(tmp_path: Path) -> None:
+    """Issue 26, 6: it was read as "no scripts", and each check ran as if package.json were empty."""
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "jest",}}')
     project = detect(tmp_path)[0]
     assert project.language == "node"
     assert dict(project.scripts) == {}
+    assert project.problem == (
+        f"cannot read {tmp_path / 'package.json'}: Expecting property name enclosed in double quotes: "
+        "line 1 column 29 (char 28)"
+    )
+    (tmp_path / "package.json").write_text("[]")
+    not_object = f"cannot read {tmp_path / 'package.json'}: a JSON object was expected, not list"
+    assert detect(tmp_path)[0].problem == not_object
+    (tmp_path / "package.json").write_text("{}")
+    assert detect(tmp_path)[0].problem is None
 
 
 def test_nearest_project_inside_workspace(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from lintel.issues import (
     ParseContext,
     SourceLines,
     finalize_issues,
+    make_fingerprint,
     make_issue,
     severity_from,
     sha256_hex,
@@ -107,3 +108,27 @@ def test_fingerprint_without_readable_source_uses_message(tmp_path: Path) -> Non
     [again] = finalize_issues([issue], SourceLines(tmp_path))
     assert done.fingerprint
     assert done.fingerprint == again.fingerprint
+
+
+def test_the_findings_of_one_long_line_read_and_hash_it_once_per_rule() -> None:
+    """Issue 26, 6: a 20 MB one-line file gives ruff an E702 every 7 bytes; each finding normalised and hashed the
+    whole line again. Same fingerprints, one read per (kind, file, rule, line)."""
+    line = "x = 1; " * 10_000
+    reads: list[tuple[str, int]] = []
+
+    def read_line(file: str, number: int) -> str | None:
+        reads.append((file, number))
+        return line if number == 1 else None
+
+    issues = [
+        make_issue(kind="lint", message=f"E702 at {c}", source="ruff", file="a.py", line=1, column=c, rule="E702")
+        for c in range(1, 2_000)
+    ]
+    issues.append(make_issue(kind="lint", message="unused", source="ruff", file="a.py", line=1, rule="F401"))
+    missing = [make_issue(kind="lint", message=m, source="ruff", file="a.py", line=2, rule="E1") for m in "ab"]
+    done = finalize_issues([*issues, *missing], read_line)
+    assert reads == [("a.py", 1), ("a.py", 1), ("a.py", 2), ("a.py", 2)]
+    assert {i.fingerprint for i in done[:-3]} == {make_fingerprint("lint", "a.py", "E702", line)}
+    assert done[-3].fingerprint == make_fingerprint("lint", "a.py", "F401", line)
+    # Without the line, each finding's message stands in: two messages, two fingerprints.
+    assert done[-2].fingerprint != done[-1].fingerprint

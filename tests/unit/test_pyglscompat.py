@@ -108,6 +108,17 @@ def test_expected_request_errors_are_one_info_line_and_faults_keep_their_traceba
     assert fault.exc_info is not None
 
 
+def test_pygls_s_traceback_for_an_unreadable_message_is_dropped(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 26, 6: pygls logged cattrs's whole exception tree for each malformed message (3.3 MB for 2,000);
+    lintel logs each in one line where it reads it."""
+    assert '"Unable to deserialize message' in inspect.getsource(json_rpc.JsonRPCProtocol.structure_message)
+    quiet_expected_errors()
+    with caplog.at_level(logging.INFO, logger=json_rpc.logger.name):
+        json_rpc.logger.error("Unable to deserialize message\n%s", "Traceback ...")
+        json_rpc.logger.error("something else")
+    assert [r.getMessage() for r in caplog.records] == ["something else"]
+
+
 async def settle() -> None:
     """Let the tasks the handlers started run to their end."""
     for _ in range(5):

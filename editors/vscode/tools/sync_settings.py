@@ -52,6 +52,8 @@ DESCRIPTIONS: Mapping[str, str] = {
     "editor.formatCheck": "Report files the language's formatter would change.",
     "editor.maxForwardedFileKb": "Files larger than this many KiB are not sent to the language servers navigation "
     "uses (a huge generated file would slow every other request); 0 means no limit.",
+    "editor.maxLintFileKb": "Files larger than this many KiB are not linted or format-checked on open, change or "
+    "save (a huge generated file); the project-wide commands still check them; 0 means no limit.",
     "editor.saveDebounceMs": (
         "A save while the previous run for that file is still going waits this many milliseconds "
         "(not a lint on a warm worker: a request, not a process)."

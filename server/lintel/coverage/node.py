@@ -86,6 +86,8 @@ def runner(script: str) -> str | None:
 async def measure(request: Request) -> Measurement:
     project = request.project
     script = project.scripts.get("test")
+    if project.problem is not None:
+        return Measurement(blank_result(project, "npm test", [], f"coverage: {project.problem}"))
     if script is None:
         reason = "coverage: package.json has no `test` script (lintel measures what that script's runner covers)"
         return Measurement(blank_result(project, "npm test", [], reason))

@@ -142,6 +142,9 @@ class Project:
     markers: tuple[str, ...]
     package_manager: str | None = None
     scripts: Mapping[str, str] = field(default_factory=dict)
+    # Why the project's manifest cannot be read (a package.json that is not JSON): its checks and scripts are not
+    # run, and each says this instead of acting as if the file were empty.
+    problem: str | None = None
 
     @property
     def language(self) -> str:

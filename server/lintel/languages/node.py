@@ -420,22 +420,27 @@ def node_package_manager(root: Path) -> str:
     return "npm"
 
 
-def package_scripts(root: Path) -> dict[str, str]:
-    """`package.json#scripts`, or nothing when the file is unreadable or not an object."""
+def package_scripts(root: Path) -> tuple[dict[str, str], str | None]:
+    """`package.json#scripts` (none when it has no such object), or why package.json cannot be read: a file that
+    is not JSON is no project without scripts (npm, pnpm and node refuse it too)."""
+    path = root / "package.json"
     try:
-        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        log.warning("cannot read %s: %s", root / "package.json", exc)
-        return {}
-    scripts = data.get("scripts") if isinstance(data, dict) else None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return {}, f"cannot read {path}: {reason}"
+    if not isinstance(data, dict):
+        return {}, f"cannot read {path}: a JSON object was expected, not {type(data).__name__}"
+    scripts = data.get("scripts")
     if not isinstance(scripts, dict):
-        return {}
-    return {str(k): v for k, v in scripts.items() if isinstance(v, str)}
+        return {}, None
+    return {str(k): v for k, v in scripts.items() if isinstance(v, str)}, None
 
 
 def inspect(spec: LanguageSpec, root: Path, markers: tuple[str, ...]) -> Project:
     """A node project: its package manager (from the lock file) and its scripts."""
-    return Project(spec, root, markers, package_manager=node_package_manager(root), scripts=package_scripts(root))
+    scripts, problem = package_scripts(root)
+    return Project(spec, root, markers, package_manager=node_package_manager(root), scripts=scripts, problem=problem)
 
 
 PNPM_WORKSPACE = "pnpm-workspace.yaml"

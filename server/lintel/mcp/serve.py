@@ -25,6 +25,7 @@ from mcp.shared.message import SessionMessage
 
 from lintel import __version__
 from lintel.actions import ActionError
+from lintel.fsnames import backslashed, utf8_only
 from lintel.mcp.tools import TOOLS, Answer, find
 from lintel.mcp.wire import CheckedLines, wire_stdin
 from lintel.mcp.workspace import Host, Workspace
@@ -42,9 +43,11 @@ INSTRUCTIONS = (
 
 
 def answer_result(answer: Answer) -> types.CallToolResult:
-    content: list[types.ContentBlock] = [types.TextContent(text=answer.summary)]
+    # The JSON text keeps a file name that is not UTF-8 exact (\udcXX); the SDK's serializer refuses lone
+    # surrogates, so the summary and structured content write it with \xNN escapes (lintel.fsnames).
+    content: list[types.ContentBlock] = [types.TextContent(text=backslashed(answer.summary))]
     content.append(types.TextContent(text=json.dumps(answer.structured)))
-    return types.CallToolResult(content=content, structured_content=answer.structured)
+    return types.CallToolResult(content=content, structured_content=utf8_only(answer.structured))
 
 
 def error_result(message: str) -> types.CallToolResult:

@@ -24,6 +24,7 @@ def writable(value: str, flag: str) -> Path:
 
 def write(path: Path, text: str, flag: str) -> None:
     try:
-        path.write_text(text, encoding="utf-8")
+        # A file name that is not UTF-8 is written as its bytes (lintel.fsnames).
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
     except OSError as exc:
         raise OutputError(f"{flag} {path}: {exc.strerror or exc}") from exc

@@ -3,6 +3,7 @@ come first and a last line says what was not annotated."""
 
 from __future__ import annotations
 
+from lintel.fsnames import backslashed
 from lintel.issues import SEVERITY_RANK, Issue
 from lintel.report.model import CheckReport
 
@@ -21,7 +22,8 @@ def _escape_property(text: str) -> str:
 def annotation(issue: Issue) -> str:
     props: list[str] = []
     if issue.file is not None:
-        props.append(f"file={_escape_property(issue.file)}")
+        # Workflow commands are UTF-8 text: a name that is not UTF-8 is written with \xNN escapes.
+        props.append(f"file={_escape_property(backslashed(issue.file))}")
         if issue.line is not None:
             props.append(f"line={issue.line}")
             if issue.column is not None:

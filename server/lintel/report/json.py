@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from lintel.fsnames import json_text
 from lintel.report.model import CheckReport
 
 
@@ -22,13 +23,15 @@ def render_json(report: CheckReport) -> str:
         "issues": _ISSUES,
         "summary": report.summary(),
     }
-    head, tail = json.dumps(document, indent=2, ensure_ascii=False).split(json.dumps(_ISSUES), 1)
+    # json_text: a file name that is not UTF-8 is written with \udcXX escapes (lintel.fsnames).
+    head, tail = json_text(json.dumps(document, indent=2, ensure_ascii=False)).split(json.dumps(_ISSUES), 1)
     if not report.issues:
         return f"{head}[]{tail}\n"
     # Issue by issue, as json.dumps(indent=2) would lay them out at this depth: one dump of the whole document
     # goes through the pure-Python encoder, whose millions of small chunks took ~300 MB for 100,000 findings.
     items = ",\n    ".join(
-        json.dumps(issue.to_json(), indent=2, ensure_ascii=False).replace("\n", "\n    ") for issue in report.issues
+        json_text(json.dumps(issue.to_json(), indent=2, ensure_ascii=False)).replace("\n", "\n    ")
+        for issue in report.issues
     )
     return f"{head}[\n    {items}\n  ]{tail}\n"
 

@@ -13,6 +13,7 @@ from typing import Any
 from lintel import __version__
 from lintel.baseline import SARIF_FINGERPRINT_KEY
 from lintel.checks import RunResult
+from lintel.fsnames import json_text, uri_path
 from lintel.issues import Issue
 from lintel.report.model import CheckReport, ProjectEntry
 
@@ -24,7 +25,8 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"
 
 
 def _location(issue: Issue) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": {"uri": issue.file, "uriBaseId": "%SRCROOT%"}}
+    uri = uri_path(issue.file) if issue.file is not None else None  # a name that is not UTF-8: its bytes, %XX
+    physical: dict[str, Any] = {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}}
     if issue.line is not None:
         region: dict[str, Any] = {"startLine": issue.line}
         if issue.column is not None:
@@ -123,4 +125,4 @@ def render_sarif(report: CheckReport) -> str:
             LINTEL_PROPERTIES: {"root": str(report.root), "projects": [p.to_json() for p in report.projects]}
         },
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"

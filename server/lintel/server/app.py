@@ -14,6 +14,7 @@ import sys
 from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
+from cattrs import ClassValidationError, transform_error
 from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
@@ -314,8 +315,10 @@ class LintelServer(LanguageServer):
             else:
                 protocol.handle_message(protocol.structure_message(data))
         except Exception as exc:
-            log.exception("cannot handle a message: %.300r", body)
-            self.report_server_error(exc, JsonRpcException)
+            # One line per message: a client (or a fuzzer) sending thousands of malformed ones must not fill the
+            # log with a traceback each. The traceback is kept for lintel's own debugging at DEBUG level.
+            log.error("cannot handle a message (%.300s): %.300r", _why(exc), body)
+            log.debug("the message's error", exc_info=exc)
             if isinstance(data, dict) and "method" in data and isinstance(data.get("id"), (int, str)):
                 # A request that could not even be read (params of the wrong shape): answered, not left for
                 # the editor to wait on.
@@ -466,6 +469,15 @@ class _Cancel:
 
 def _id_key(msg_id: Any) -> tuple[type, Any] | None:
     return (type(msg_id), msg_id) if isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool) else None
+
+
+def _why(exc: Exception) -> str:
+    """What was wrong with a message, in one line: cattrs's paths for params of the wrong shape (pygls raises
+    InvalidParams from them), else the exception."""
+    cause = exc.__cause__ if isinstance(exc.__cause__, ClassValidationError) else exc
+    if isinstance(cause, ClassValidationError):
+        return "; ".join(transform_error(cause)[:3])
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _error(error: JsonRpcException) -> dict[str, Any]:

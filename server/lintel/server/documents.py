@@ -69,6 +69,7 @@ class Documents:
         self._ahead_busy: set[str] = set()  # a lint ahead under way
         self._ahead_again: set[str] = set()  # changed since: lint the newest text when it ends
         self._located: dict[str, tuple[float, LintelConfig, Folder, WarmTarget | None]] = {}
+        self._too_big_told: set[str] = set()  # uris said to be above editor.maxLintFileKb
 
     def locate(self, uri: str) -> tuple[Folder, Project, Path] | None:
         """The folder and nearest project owning a file, or None (outside the workspace, no marker)."""
@@ -99,6 +100,33 @@ class Documents:
         path = uri_path(uri)
         return self.server.session.folder_for(path) if path else None
 
+    def too_big(self, uri: str, folder: Folder, path: Path, text: str | None) -> bool:
+        """Whether the file (`text`, else the file on disk) is above editor.maxLintFileKb: then it is not linted or
+        format-checked on open, change or save, and that is said once per file. A 20 MB one-line file took ruff
+        seconds and lintel ~120 MB of copies of its text (the worker's request, the lines of its diagnostics)."""
+        limit = folder.config.editor.max_lint_file_kb * 1024
+        if not limit:
+            return False
+        if text is not None:
+            # UTF-8 takes 1 to 4 bytes a character: encode only when the count of characters cannot tell.
+            size = len(text) if len(text) * 4 <= limit or len(text) > limit else len(text.encode("utf-8", "replace"))
+        else:
+            try:
+                size = path.stat().st_size
+            except OSError:
+                return False
+        if size <= limit:
+            self._too_big_told.discard(uri)
+            return False
+        if uri not in self._too_big_told:
+            self._too_big_told.add(uri)
+            self.server.notifier.once(
+                f"too-big-lint:{uri}",
+                f"lint: {path.name} is {size / 2**20:.1f} MiB, more than editor.maxLintFileKb ({limit // 1024} KiB): "
+                "it is not linted or format-checked on open, change or save (lintel.lint still checks it)",
+            )
+        return True
+
     def tell_not_checked(self, result: RunResult) -> None:
         """A tool that could not run is not silence: say so once per cause, keep the old diagnostics."""
         reason = result.reason or f"{result.tool} did not run"
@@ -121,6 +149,10 @@ class Documents:
         text = document.source if use_buffer and document is not None else None
         if text is None and not path.is_file():
             return  # an unsaved buffer: nothing on disk to check until it is saved
+        if self.too_big(uri, folder, path, text):
+            # Answered (a client may wait on its save), and no findings of an older, smaller text are left.
+            self.diagnostics.put(uri, check, [], publish_unchanged=True)
+            return
         result: RunResult | None = None
         if check == "lint" and folder.config.editor.warm_workers:
             # None when the tool has no worker, or its worker could not answer: then exactly the CLI run below.
@@ -206,12 +238,13 @@ class Documents:
         if not (editor.lint_on_save and editor.warm_workers):
             return
         text = document.source
+        path = uri_path(uri)
+        if target is None or path is None or self.too_big(uri, folder, path, text):
+            self.ahead.pop(uri, None)
+            return
         last = self.ahead.get(uri)
         if last is not None and last.text == text and last.config is folder.config:
             return  # linted, or being linted
-        if target is None:
-            self.ahead.pop(uri, None)
-            return
         sent = warm_issues_now(self.workers, target, text)
         answer = sent if sent is not None else asyncio.ensure_future(self._ahead_answer(target, text))
         self.ahead[uri] = _Ahead(text, folder.config, target, time.monotonic(), answer)

@@ -205,15 +205,20 @@ def setup(server: LintelServer, diagnostics: Diagnostics, children: Children, wo
 
 
 def _trusted(options: Any) -> tuple[bool, str | None]:
-    """Whether the editor grants trust, and what to tell the user about the value it sent. No `trusted` key:
-    trusted (editors without workspace trust); `true`: trusted; anything else — `false`, and also `"false"`,
-    `0`, `null` or an object — grants nothing, and a value that is not a boolean is said to be wrong."""
-    if not isinstance(options, Mapping) or "trusted" not in options:
-        return True, None
-    value = options["trusted"]
-    if isinstance(value, bool):
-        return value, None
-    return False, (
-        f"initializationOptions.trusted must be true or false, not {json.dumps(value)[:80]}: "
-        "the workspace is treated as not trusted"
-    )
+    """Whether the editor grants trust, and what to tell the user about the value it sent. Trust is read where
+    the configuration is (session.config_options): `trusted`, and `settings.trusted` as clients built on VS Code's
+    python-tools template nest it. No `trusted` key in either: trusted (editors without workspace trust); `true`
+    in every place that has one: trusted; anything else — `false`, and also `"false"`, `0`, `null` or an object —
+    grants nothing, and a value that is not a boolean is said to be wrong."""
+    places = [("initializationOptions.trusted", options)]
+    if isinstance(options, Mapping):
+        places.append(("initializationOptions.settings.trusted", options.get("settings")))
+    values = [(name, where["trusted"]) for name, where in places if isinstance(where, Mapping) and "trusted" in where]
+    wrong = next(((name, value) for name, value in values if not isinstance(value, bool)), None)
+    if wrong is not None:
+        name, value = wrong
+        return (
+            False,
+            f"{name} must be true or false, not {json.dumps(value)[:80]}: the workspace is treated as not trusted",
+        )
+    return all(value is True for _, value in values), None

@@ -31,6 +31,6 @@ RestartServers = Callable[["str | None"], Awaitable[Any]]
 
 
 def uri_path(uri: str) -> Path | None:
-    """The file a `file:` URI names; None for other schemes."""
+    """The file a `file:` URI names; None for other schemes, and for `%00` (no file has a NUL in its name)."""
     fs = to_fs_path(uri)
-    return Path(fs) if fs else None
+    return Path(fs) if fs and "\0" not in fs else None

@@ -60,6 +60,8 @@ class Selection:
 def resolve_file(text: str, project: Project, workspace: Path) -> Path | None:
     """An existing file named absolute, relative to the workspace folder (as Issues and TestFailures name
     files) or to the project root; None when it names no file. A file outside the workspace is refused."""
+    if "\0" in text:
+        raise BadArgument(f"tests: {text!r} contains a NUL byte: it names no file and no test")
     raw = Path(text).expanduser()
     candidates = [raw] if raw.is_absolute() else [workspace / raw, project.root / raw]
     for candidate in candidates:

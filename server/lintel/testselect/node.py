@@ -95,6 +95,8 @@ def unique_paths(paths: Sequence[Path]) -> list[Path]:
 
 def test_runner(project: Project) -> _Runner:
     """The test runner the `test` script calls, or the error saying why lintel cannot filter it."""
+    if project.problem is not None:
+        raise BadArgument(project.problem)
     text = project.scripts.get("test")
     if text is None:
         raise BadArgument(

@@ -73,7 +73,11 @@ def warm_target(
     """Where `file`'s lint goes warm; None when the CLI must run instead: no worker for the tool, a command that is
     not the tool's built-in one on this file (the user's argv, a package.json `lint` script, which runs whole),
     or a binary missing (the CLI run says which)."""
-    if "lint" not in project.spec.checks or config.languages.get(project.language).argv_for("lint"):
+    if (
+        "lint" not in project.spec.checks
+        or config.languages.get(project.language).argv_for("lint")
+        or project.problem is not None  # the CLI run reports it
+    ):
         return None
     scope = project.spec.file_scope(project, "lint", file, from_buffer)
     spec = scope.spec
