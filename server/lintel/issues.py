@@ -146,7 +146,12 @@ def comparable_signature(issue: Issue) -> str:
     """The signature with the message's path qualifiers dropped: two wordings of one finding compare equal."""
     if "::" not in issue.message:  # most tools' messages never hold one
         return issue.signature
-    return make_signature(issue.kind, issue.file, issue.line, _PATH_QUALIFIERS.sub("", issue.message))
+    return make_signature(issue.kind, issue.file, issue.line, without_path_qualifiers(issue.message))
+
+
+def without_path_qualifiers(text: str) -> str:
+    """`std::string::String` -> `String`: rustc under clippy names types by full path, under cargo check not."""
+    return _PATH_QUALIFIERS.sub("", text) if "::" in text else text
 
 
 def _positive(value: int | None) -> int | None:

@@ -83,6 +83,54 @@ def diagnostic(message: str) -> types.Diagnostic:
     return types.Diagnostic(range=types.Range(start=zero, end=zero), message=message)
 
 
+def finding(message: str, signature: str, severity: types.DiagnosticSeverity, column: int = 4) -> types.Diagnostic:
+    start = types.Position(line=2, character=column)
+    return types.Diagnostic(
+        range=types.Range(start=start, end=start),
+        message=message,
+        severity=severity,
+        data={"signature": signature, "fingerprint": "f"},
+    )
+
+
+def test_one_finding_in_two_channels_is_shown_once_at_its_highest_severity() -> None:
+    """rustc's E0277 from clippy (lint) and cargo check (typecheck) in their two wordings; a lint script's
+    prettier failure (error) and the format check (warning) with one signature; another column stays."""
+    error, warning = types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning
+    store = DiagnosticsStore()
+    store.put("a", "format", [finding("would reformat", "format:src/a.js:1:would reformat", warning)])
+    store.put(
+        "a",
+        "lint",
+        [
+            finding(
+                "`Point` doesn't implement `std::fmt::Display`",
+                "build:src/m.rs:3:`Point` doesn't implement `std::fmt::Display`",
+                error,
+            ),
+            finding("would reformat", "format:src/a.js:1:would reformat", error),
+        ],
+    )
+    store.put(
+        "a",
+        "typecheck",
+        [
+            finding(
+                "`Point` doesn't implement `Display`", "build:src/m.rs:3:`Point` doesn't implement `Display`", error
+            ),
+            finding(
+                "`Point` doesn't implement `Display`", "build:src/m.rs:3:`Point` doesn't implement `Display`", error, 9
+            ),
+        ],
+    )
+    merged = [(d.message, d.severity, d.range.start.character) for d in store.merged("a")]
+    assert merged == [
+        ("`Point` doesn't implement `std::fmt::Display`", error, 4),
+        ("would reformat", error, 4),
+        ("`Point` doesn't implement `Display`", error, 9),
+    ]
+
+
 def test_store_merges_channels_and_replaces_one() -> None:
     store = DiagnosticsStore()
     store.put("a", "lint", [diagnostic("l1")])

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from lsprotocol import types
 
+from lintel.issues import without_path_qualifiers
 from lintel.server.overlap import without_duplicates
 
 RELAYED = "server:"  # the channels of diagnostics relayed from a language server (`server:<language>`)
@@ -60,11 +61,14 @@ class DiagnosticsStore:
         language server's diagnostic for a problem lintel's own channels already report is left out."""
         channels = self._by_uri.get(uri, {})
         names = sorted(channels)
-        own = [d for name in names if not name.startswith(RELAYED) for d in channels[name]]
+        own = once([d for name in names if not name.startswith(RELAYED) for d in channels[name]])
+        shown = {id(d) for d in own}
         merged: list[types.Diagnostic] = []
         for name in names:
-            relayed = name.startswith(RELAYED)
-            merged.extend(without_duplicates(own, channels[name]) if relayed and dedupe and own else channels[name])
+            if not name.startswith(RELAYED):
+                merged.extend(d for d in channels[name] if id(d) in shown)
+            else:
+                merged.extend(without_duplicates(own, channels[name]) if dedupe and own else channels[name])
         return merged
 
     def uris(self) -> builtins.set[str]:
@@ -72,3 +76,25 @@ class DiagnosticsStore:
 
     def forget(self, uri: str) -> None:
         self._by_uri.pop(uri, None)
+
+
+def once(diagnostics: Sequence[types.Diagnostic]) -> list[types.Diagnostic]:
+    """lintel's own diagnostics with one per finding across channels, as `lintel check` reports it once
+    (`checks.dedupe_issues`): the same signature at the same column — a rustc error in clippy's and cargo check's
+    wordings, a lint script's prettier failure and the format check — is shown once, at its highest severity."""
+    kept: dict[tuple[str, int], int] = {}
+    out: list[types.Diagnostic] = []
+    for diagnostic in diagnostics:
+        data = diagnostic.data
+        signature = data.get("signature") if isinstance(data, dict) else None
+        if not isinstance(signature, str):
+            out.append(diagnostic)
+            continue
+        key = (without_path_qualifiers(signature), diagnostic.range.start.character)
+        index = kept.get(key)
+        if index is None:
+            kept[key] = len(out)
+            out.append(diagnostic)
+        elif (diagnostic.severity or 4) < (out[index].severity or 4):  # LSP: 1 is an error
+            out[index] = diagnostic
+    return out
