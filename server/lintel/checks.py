@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lintel.config import LintelConfig, clamp_timeout
-from lintel.discover import discover
 from lintel.issues import (
     SEVERITY_RANK,
     Issue,
@@ -29,7 +28,6 @@ from lintel.languages import (
     NPX_NO_INSTALL,
     REPORT_PLACEHOLDER,
     CheckName,
-    LanguageSpec,
     Project,
     ToolSpec,
 )
@@ -37,14 +35,15 @@ from lintel.languages.binaries import Resolved, not_found_message, override_argv
 from lintel.parsers import get_parser
 from lintel.parsers.base import ToolOutput
 from lintel.process import PARSE_CAP_BYTES, ProcessResult, ProcessStartError, cap_text, run_process
-from lintel.proxy.servers import resolve_command
-from lintel.registry import project_files, registry_for, scope_to_file
+from lintel.registry import project_files, scope_to_file
 
 log = logging.getLogger(__name__)
 
 # clean: the output was understood and says nothing is wrong; passed: the tool said all is well (its exit code)
-# but printed what no parser understood (an unknown linter behind a `lint` script) — a success, never "clean".
-Status = Literal["clean", "passed", "findings", "not_checked"]
+# but printed what no parser understood (an unknown linter behind a `lint` script) — a success, never "clean";
+# not_configured: the project does not use the check's tool (no TypeScript, no prettier), so nothing ran — neither
+# a success nor a failure, and no effect on the exit code.
+Status = Literal["clean", "passed", "findings", "not_checked", "not_configured"]
 
 # Tools write plain text: colour codes would only get in the parsers' way.
 QUIET_ENV = {"NO_COLOR": "1", "CARGO_TERM_COLOR": "never", "FORCE_COLOR": "0", "CLICOLOR": "0"}
@@ -79,7 +78,7 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
-        """Ran, and found nothing at error level and no failing test."""
+        """Ran (or had nothing to run: not_configured), and found nothing at error level and no failing test."""
         if self.status == "not_checked" or self.failures:
             return False
         return all(SEVERITY_RANK[i.severity] < SEVERITY_RANK["error"] for i in self.issues)
@@ -190,6 +189,8 @@ class PlannedCheck:
     project: Project
     spec: ToolSpec
     binaries: tuple[Resolved, ...]
+    # Why the project does not use this check's tool (LanguageSpec.not_configured); then nothing runs.
+    not_configured: str | None = None
 
     @property
     def missing(self) -> Resolved | None:
@@ -199,8 +200,36 @@ class PlannedCheck:
 def plan_check(project: Project, check: CheckName, config: LintelConfig, workspace: Path) -> PlannedCheck:
     """The project-wide command for `check`, with the user's argv override applied."""
     settings = config.languages.get(project.language)
-    spec = override_argv(project.spec.tool_for(project, check), settings.argv_for(check))
-    return plan_spec(project, spec, config, workspace)
+    override = settings.argv_for(check)
+    spec = override_argv(project.spec.tool_for(project, check), override)
+    planned = plan_spec(project, spec, config, workspace)
+    unused = None if override else unused_tool(project, check)
+    return replace(planned, not_configured=unused) if unused else planned
+
+
+def unused_tool(project: Project, check: CheckName) -> str | None:
+    """Why the project does not use `check`'s tool, or None (a language's reader must not take a check down)."""
+    try:
+        return project.spec.not_configured(project, check)
+    except Exception:
+        log.exception("reading whether %s uses its %s tool failed", project.root, check)
+        return None
+
+
+def not_configured_result(planned: PlannedCheck, check: str) -> RunResult:
+    """The result of a check whose tool the project does not use: nothing ran, nothing is wrong."""
+    project = planned.project
+    log.info("%s %s not configured: %s", project.language, check, planned.not_configured)
+    return RunResult(
+        language=project.language,
+        check=check,
+        tool=planned.spec.tool,
+        argv=[],
+        cwd=project.root,
+        status="not_configured",
+        reason=planned.not_configured,
+        output=f"not configured: {planned.not_configured}",
+    )
 
 
 def plan_spec(project: Project, spec: ToolSpec, config: LintelConfig, workspace: Path) -> PlannedCheck:
@@ -290,12 +319,14 @@ async def run_file_check(  # noqa: PLR0913 - keyword options of one call, passed
     """`check` scoped to one file (docs/design.md): on the file where the tool allows it, else on its package,
     crate or project keeping only that file's findings. With `text`, the unsaved content goes on stdin
     when the tool reads stdin; with `require_stdin` a tool that cannot read it is not run (None), nor is a
-    check the project's language has no command for."""
+    check the project's language has no command for, nor one whose tool the project does not use."""
     if check not in project.spec.checks:
         return None  # a language the user declared without this check
     workspace = workspace.resolve()
     settings = config.languages.get(project.language)
     override = settings.argv_for(check)
+    if not override and unused_tool(project, check):
+        return None  # a tool the project does not use (no prettier): nothing to say about the file
     if override:
         # The user's command: given the file where it says `{files}`, else run whole for the file's findings.
         scope = scope_to_file(override_argv(project.spec.tool_for(project, check), override), project, file)
@@ -342,6 +373,8 @@ async def run_planned(
     project, spec = planned.project, planned.spec
     argv = [*spec.argv, *extra_args]
     label = check or spec.check
+    if planned.not_configured:
+        return not_configured_result(planned, label)
     result = RunResult(
         language=project.language, check=label, tool=spec.tool, argv=argv, cwd=project.root, status="not_checked"
     )
@@ -516,80 +549,3 @@ async def run_pairs(
             return result
 
     return list(await asyncio.gather(*(one(p, c) for p, c in pairs)))
-
-
-def _navigation_server(project: Project, config: LintelConfig, root: Path) -> dict[str, Any]:
-    """The language server the editor's navigation would go to for this project, and whether it was found."""
-    settings = config.languages.get(project.language)
-    command = resolve_command(
-        project.spec,
-        project_root=project.root,
-        workspace_root=root,
-        override=settings.server,
-        binaries=settings.binaries,
-    )
-    return {
-        "name": command.display,
-        "argv": list(command.argv) if command.argv is not None else None,
-        "found": command.argv is not None,
-        "reason": None if command.argv is not None else command.missing_message,
-    }
-
-
-def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
-    """What `lintel detect --json` and the `lintel.detect` command show: every project under `root` (its own
-    markers, nested project roots, workspace members) with argv and binaries."""
-    projects = []
-    languages = registry_for(config)
-    discovery = discover(root, languages, exclude=config.projects.exclude)
-    for found in discovery.found:
-        project = found.project
-        checks: dict[str, Any] = {}
-        for check in project.spec.checks:
-            planned = plan_check(project, check, config, root)
-            checks[check] = {
-                "tool": planned.spec.tool,
-                "argv": list(planned.spec.argv),
-                "binaries": [
-                    {"name": b.name, "found": b.found, "path": b.path, "via": b.via} for b in planned.binaries
-                ],
-            }
-        entry: dict[str, Any] = {
-            "language": project.language,
-            "root": project.relative_root(discovery.root),
-            "markers": list(project.markers),
-            "checks": checks,
-            "navigation": _navigation_server(project, config, root),
-        }
-        if project.package_manager is not None:
-            entry["packageManager"] = project.package_manager
-            entry["scripts"] = dict(project.scripts)
-        if found.member_of is not None:
-            entry["workspace"] = discovery.relative(found.member_of)
-        if found.workspace is not None:
-            entry["members"] = [discovery.relative(m) for m in found.workspace.members]
-            entry["covers"] = sorted(found.workspace.covers)
-        projects.append(entry)
-    return {
-        "version": 1,
-        "root": str(discovery.root),
-        "projects": projects,
-        "languages": languages_document(languages),
-    }
-
-
-def languages_document(languages: Iterable[LanguageSpec]) -> list[dict[str, Any]]:
-    """The languages lintel knows in a workspace (built-in and declared), for editors to pick their files by."""
-    return [
-        {
-            "name": spec.name,
-            "builtin": spec.builtin,
-            "markers": list(spec.markers),
-            "extensions": list(spec.extensions),
-            # A declared language's ids all count (`shellscript`, `sh`); a built-in one's extras are Neovim's.
-            "languageIds": list(dict.fromkeys([*spec.language_ids, *(() if spec.builtin else spec.extra_filetypes)])),
-            "checks": list(spec.checks),
-            "navigation": spec.server is not None,
-        }
-        for spec in languages
-    ]

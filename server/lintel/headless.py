@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from lintel.baseline import Baseline, BaselineError, load_baseline
-from lintel.checks import RunResult, dedupe_issues, detect_document, run_pairs, sort_issues
+from lintel.checks import RunResult, dedupe_issues, run_pairs, sort_issues
 from lintel.config import LintelConfig, ValidatorConfig, load_config
 from lintel.coverage import CoverageStore, CoverageUnsupported, Request, coverage
 from lintel.coverage.base import COVERAGE_CHECK, blank_result
 from lintel.detect import normalize_language
+from lintel.detect_report import detect_document
 from lintel.discover import Discovery, Found, describe, discover, nearest_above, repository_root
 from lintel.issues import Severity
 from lintel.languages import CHECKS, CheckName, Project
@@ -91,7 +92,9 @@ def _scope(path: str) -> _Scope:
     folder = given if given.is_dir() else given.parent
     config = _config(folder)
     if given.is_dir():
-        discovery = discover(folder, registry_for(config), exclude=config.projects.exclude)
+        discovery = discover(
+            folder, registry_for(config), exclude=config.projects.exclude, examples=config.projects.examples
+        )
         if discovery.found:
             return _Scope(folder, config, discovery, whole=True)
     repository = repository_root(folder)
@@ -138,9 +141,11 @@ def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
     def done(result: Any) -> None:
         if quiet:
             return
-        what = {"not_checked": f"not checked: {result.reason}", "passed": "passed (output not parsed)"}.get(
-            result.status, result.status
-        )
+        what = {
+            "not_checked": f"not checked: {result.reason}",
+            "not_configured": f"not configured: {result.reason}",
+            "passed": "passed (output not parsed)",
+        }.get(result.status, result.status)
         print(
             f"lintel: {where(result.cwd)}{result.language} {result.check} ({result.tool}) {what} "
             f"in {result.duration_ms / 1000:.1f}s",

@@ -30,6 +30,7 @@ from lintel.languages.base import (
     project_relpath,
 )
 from lintel.languages.members import expand_members
+from lintel.languages.node_intent import not_configured, prettier_targets
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +218,8 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
             env_defaults=_TEST_DEFAULTS,
         )
     if check == "format":
-        return prettier_spec(manager, ("--check", "."))
+        # What the project's own scripts give prettier (`prettier -c src test`): the files it formats, not `.`.
+        return prettier_spec(manager, ("--check", *(prettier_targets(project.scripts) or (".",))))
     raise ValueError(f"unknown check {check!r} for node")
 
 
@@ -577,4 +579,5 @@ LANGUAGE = LanguageSpec(
     inspect=inspect,
     order=30,
     workspace=workspace,
+    not_configured=not_configured,
 )
