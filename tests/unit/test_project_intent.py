@@ -160,6 +160,37 @@ def test_type_checkers_the_project_uses(tmp_path: Path, files: dict[str, str], f
     assert typecheckers_used(tmp_path) == found
 
 
+def test_python_without_ruff_or_black_has_no_format_check(tmp_path: Path) -> None:
+    assert unused(python(tmp_path, '[project]\nname = "p"\n'), "format") == (
+        "no formatter in this project (no ruff or black config, dependency or pre-commit hook)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("pyproject.toml", "[tool.black]\nline-length = 100\n"),
+        ("pyproject.toml", "[tool.ruff]\n"),
+        ("ruff.toml", ""),
+        ("pyproject.toml", '[dependency-groups]\ndev = ["ruff==0.15.1"]\n'),
+        (".pre-commit-config.yaml", "repos:\n- repo: https://github.com/psf/black\n  hooks:\n  - id: black\n"),
+    ],
+)
+def test_ruff_or_black_means_a_format_check(tmp_path: Path, name: str, text: str) -> None:
+    project = python(tmp_path)
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    assert unused(project, "format") is None
+
+
+def test_a_workspace_roots_ruff_config_formats_its_members(tmp_path: Path) -> None:
+    python(tmp_path, "[tool.ruff]\nline-length = 100\n")
+    member = tmp_path / "packages" / "core"
+    member.mkdir(parents=True)
+    (member / "pyproject.toml").write_text('[project]\nname = "core"\n', encoding="utf-8")
+    [project] = detect(member)
+    assert unused(project, "format") is None
+
+
 def test_pyright_in_the_dev_dependencies_picks_pyright(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[dependency-groups]\ndev = ["pyright"]\n', encoding="utf-8")
     assert typechecker(tmp_path) == "pyright"

@@ -1,5 +1,6 @@
-"""Which Python type checkers a project uses (docs/design.md, "Checks the project does not use"): read from its
-files and its own environment, never from lintel's (a mypy on lintel's PATH says nothing about the project).
+"""Which Python type checkers and formatters a project uses (docs/design.md, "Checks the project does not use"):
+read from its files and its own environment, never from lintel's (a mypy on lintel's PATH says nothing about the
+project).
 """
 
 from __future__ import annotations
@@ -13,22 +14,38 @@ from lintel.languages.base import CheckName, Project
 from lintel.tomlread import read_toml
 
 TYPE_CHECKERS = ("mypy", "basedpyright", "pyright")
+# `ruff format` is what lintel checks formatting with; black's style is the one it implements, so a black project's
+# files are checked as black leaves them.
+FORMATTERS = ("ruff", "black")
+_WORD = r"(basedpyright|pyright|mypy|ruff|black)"
 # A requirement's name at the start of a requirement string (`mypy>=1.11`, `pyright[nodejs]`).
-_REQUIREMENT = re.compile(r"^\s*(basedpyright|pyright|mypy)(?![\w.-])", re.IGNORECASE)
-# Files a project runs its tools from: a mention of the checker there is the project running it.
+_REQUIREMENT = re.compile(rf"^\s*{_WORD}(?![\w.-])", re.IGNORECASE)
+# Files a project runs its tools from: a mention of the tool there is the project running it.
 _RUNNER_FILES = (".pre-commit-config.yaml", "tox.ini", "noxfile.py", "Makefile", "justfile", "setup.cfg")
-_MENTION = re.compile(r"(?<!\w)(basedpyright|pyright|mypy)(?![\w-])")
-_CONFIG_FILES = {"mypy": ("mypy.ini", ".mypy.ini"), "pyright": ("pyrightconfig.json",)}
+_MENTION = re.compile(rf"(?<!\w){_WORD}(?![\w-])")
+_CONFIG_FILES = {
+    "mypy": ("mypy.ini", ".mypy.ini"),
+    "pyright": ("pyrightconfig.json",),
+    "ruff": ("ruff.toml", ".ruff.toml"),
+}
 _ENVIRONMENTS = (".venv", "venv")
 
 
 def typecheckers_used(root: Path) -> set[str]:
     """The type checkers the project at `root` configures, depends on, runs from its tool files, or has
     installed in its own environment (`.venv`, `venv`)."""
+    return tools_used(root) & set(TYPE_CHECKERS)
+
+
+def tools_used(root: Path) -> set[str]:
+    """Which of mypy, pyright, basedpyright, ruff and black the project at `root` configures (a `[tool.<name>]`
+    table, the tool's own config file), depends on (pyproject's requirement lists, `requirements*.txt`), runs from its
+    tool files (pre-commit, tox, nox, make, just), or has installed in its own environment (`.venv`, `venv`)."""
     document = read_toml(root / "pyproject.toml") or {}
     tool = document.get("tool")
     tool = tool if isinstance(tool, Mapping) else {}
-    found = {name for name in TYPE_CHECKERS if name in tool}
+    names = (*TYPE_CHECKERS, *FORMATTERS)
+    found = {name for name in names if name in tool}
     found |= {name for name, files in _CONFIG_FILES.items() if any((root / f).is_file() for f in files)}
     found |= {name.lower() for req in _requirements(document, tool) if (name := _requirement_name(req))}
     for path in _requirement_files(root):
@@ -36,16 +53,27 @@ def typecheckers_used(root: Path) -> set[str]:
     for name in _RUNNER_FILES:
         found |= {m.group(1) for line in _lines(root / name) for m in _MENTION.finditer(line)}
     for env in _ENVIRONMENTS:
-        found |= {name for name in TYPE_CHECKERS if (root / env / "bin" / name).is_file()}
+        found |= {name for name in names if (root / env / "bin" / name).is_file()}
     return found
 
 
 def not_configured(project: Project, check: CheckName) -> str | None:
-    """Python's checks the project does not use: only the type check has a choice to make (ruff lints and formats
-    every Python project, pytest runs its tests)."""
+    """Python's checks the project does not use: the type check (no mypy or pyright) and the format check (no ruff
+    or black); ruff lints every Python project, pytest runs its tests."""
     if check == "typecheck" and not typecheckers_used(project.root):
         return "no type checker in this project (no mypy or pyright config, dependency or pre-commit hook)"
+    if check == "format" and not any(tools_used(folder) & set(FORMATTERS) for folder in _folders_up(project.root)):
+        return "no formatter in this project (no ruff or black config, dependency or pre-commit hook)"
     return None
+
+
+def _folders_up(root: Path) -> list[Path]:
+    """The project's folder and those above it up to the repository's top (ruff reads the nearest configuration
+    above a file: a workspace root's `[tool.ruff]` formats its members); only the project's own folder outside a
+    repository."""
+    folders = [root, *root.parents]
+    top = next((i for i, f in enumerate(folders) if (f / ".git").exists()), None)
+    return folders[: top + 1] if top is not None else [root]
 
 
 def _requirement_name(requirement: str) -> str | None:
