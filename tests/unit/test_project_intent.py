@@ -11,6 +11,7 @@ import pytest
 from lintel.checks import RunResult, plan_check, run_check
 from lintel.config import LintelConfig
 from lintel.detect import detect
+from lintel.detect_report import detect_document
 from lintel.discover import discover
 from lintel.languages import Project
 from lintel.languages.node_intent import prettier_targets
@@ -100,6 +101,17 @@ def test_a_workspace_roots_config_and_dependencies_serve_its_packages(tmp_path: 
     [project] = detect(member)
     assert unused(project, "typecheck") is None
     assert unused(project, "format") is None
+
+
+def test_lintel_detect_says_which_checks_are_not_configured(tmp_path: Path) -> None:
+    node(tmp_path, devDependencies={"prettier": "^3"})
+    [project] = detect_document(tmp_path, LintelConfig())["projects"]
+    assert {check: entry.get("notConfigured") for check, entry in project["checks"].items()} == {
+        "lint": "no eslint in this project (no eslint config, no eslint dependency)",
+        "typecheck": "no TypeScript in this project (no tsconfig.json, no typescript dependency)",
+        "test": "no test script in package.json",
+        "format": None,
+    }
 
 
 def test_the_users_own_command_is_always_configured(tmp_path: Path) -> None:
