@@ -82,6 +82,23 @@ def test_installed_is_not_used_what_the_package_declares_decides(tmp_path: Path)
 
 
 @pytest.mark.tool("node")
+def test_a_jsconfig_with_checkjs_is_type_checked_through_it(tmp_path: Path) -> None:
+    """tsc reads only tsconfig.json by itself (without one it prints its help): lintel gives it the jsconfig."""
+    modules = require_path(WORKSPACES / "node" / "node_modules" / ".bin" / "tsc").parents[1]
+    root = plain_javascript(tmp_path / "checked")
+    (root / "node_modules").symlink_to(modules)
+    (root / "jsconfig.json").write_text('{"compilerOptions": {"checkJs": true}, "include": ["src"]}\n')
+    (root / "src/twice.js").write_text(
+        '/** @param {number} a */\nexport function twice(a) {\n  return a * 2;\n}\ntwice("x");\n'
+    )
+    code, report = lintel_json("check", str(root), "--only", "typecheck")
+    assert code == 1, report
+    [run] = report["runs"]
+    assert run["argv"][-2:] == ["-p", "jsconfig.json"]
+    assert [(i["file"], i["line"], i["rule"]) for i in report["issues"]] == [("src/twice.js", 5, "TS2345")]
+
+
+@pytest.mark.tool("node")
 def test_prettier_checks_the_folders_the_projects_script_names(tmp_path: Path) -> None:
     """`prettier -c src test` in the lint script: an unformatted CHANGELOG.md and a stray file at the root are not
     the project's to format; an unformatted file under src is."""

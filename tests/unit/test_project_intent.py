@@ -67,6 +67,14 @@ def test_typescript_is_used(tmp_path: Path, files: dict[str, str], package: dict
     assert unused(node(tmp_path, scripts, **package), "typecheck") is None  # type: ignore[arg-type]
 
 
+def test_tsc_is_given_the_jsconfig_only_without_a_tsconfig(tmp_path: Path) -> None:
+    (tmp_path / "jsconfig.json").write_text('{"compilerOptions": {"checkJs": true}}', encoding="utf-8")
+    project = node(tmp_path)
+    assert plan_check(project, "typecheck", LintelConfig(), tmp_path).spec.argv[-2:] == ("-p", "jsconfig.json")
+    (tmp_path / "tsconfig.json").write_text("{}", encoding="utf-8")
+    assert plan_check(project, "typecheck", LintelConfig(), tmp_path).spec.argv[-2:] == ("--pretty", "false")
+
+
 def test_a_jsconfig_without_checkjs_is_no_type_check(tmp_path: Path) -> None:
     (tmp_path / "jsconfig.json").write_text('{"compilerOptions": {"checkJs": false}}', encoding="utf-8")
     assert unused(node(tmp_path), "typecheck") is not None

@@ -30,7 +30,7 @@ from lintel.languages.base import (
     project_relpath,
 )
 from lintel.languages.members import expand_members
-from lintel.languages.node_intent import not_configured, prettier_targets
+from lintel.languages.node_intent import not_configured, prettier_targets, tsc_project
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +199,7 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
         return ToolSpec(
             check="typecheck",
             tool="tsc",
-            argv=(*NPX, "tsc", "--noEmit", "--pretty", "false"),
+            argv=(*NPX, "tsc", "--noEmit", "--pretty", "false", *tsc_project(project.root)),
             parser="tsc",
             finding_codes=_TSC_FINDINGS,
             install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} typescript",

@@ -97,6 +97,14 @@ def uses_typescript(project: Project) -> bool:
     return any(_depends_on(manifest, "typescript") for manifest in _manifests(project.root))
 
 
+def tsc_project(root: Path) -> tuple[str, ...]:
+    """`-p jsconfig.json` for a JavaScript project type-checked through its jsconfig.json (`checkJs`) with no
+    tsconfig.json where tsc looks: tsc alone reads only tsconfig.json (and prints its help without one)."""
+    if any((folder / "tsconfig.json").is_file() for folder in _folders_up(root)):
+        return ()
+    return ("-p", "jsconfig.json") if _checks_js(root / "jsconfig.json") else ()
+
+
 def uses_prettier(project: Project) -> bool:
     """A prettier config file (in the project's folder or above, where prettier looks), `prettier` in a
     package.json, prettier among the dependencies, or a script that calls it."""
