@@ -19,7 +19,7 @@ from lintel.config import LintelConfig
 from lintel.coverage import CoverageFailed, CoverageStore, CoverageUnsupported, Request, coverage
 from lintel.coverage import tests_covering as covering
 from lintel.detect import DetectionError, choose_project, is_inside, nearest_project, normalize_language
-from lintel.detectdoc import detect_document
+from lintel.detect_report import detect_document
 from lintel.discover import Discovery, describe, discover, nearest_above
 from lintel.errors import BadArgument, NothingToRun, NotSupported
 from lintel.issues import Issue
@@ -172,7 +172,9 @@ def project(folders: Sequence[F], args: CommandArgs) -> tuple[F, Project]:
             if near:
                 return folder, choose_project(near, args.language, languages)
         place_dir = where if where.is_dir() else where.parent
-        discovery = discover(place_dir, languages, exclude=folder.config.projects.exclude)
+        discovery = discover(
+            place_dir, languages, exclude=folder.config.projects.exclude, examples=folder.config.projects.examples
+        )
         place = "workspace" if place_dir == folder.root else place_dir.relative_to(folder.root.resolve()).as_posix()
         return folder, one_of(discovery, args.language, languages, place)
     except DetectionError as exc:

@@ -44,8 +44,10 @@ from lintel.scriptfloor import failed_script
 log = logging.getLogger(__name__)
 
 # clean: the output was understood and says nothing is wrong; passed: the tool said all is well (its exit code)
-# but printed what no parser understood (an unknown linter behind a `lint` script) — a success, never "clean".
-Status = Literal["clean", "passed", "findings", "not_checked"]
+# but printed what no parser understood (an unknown linter behind a `lint` script) — a success, never "clean";
+# not_configured: the project does not use the check's tool (no TypeScript, no prettier), so nothing ran — neither
+# a success nor a failure, and no effect on the exit code.
+Status = Literal["clean", "passed", "findings", "not_checked", "not_configured"]
 
 _REASON_CHARS = 600
 
@@ -81,9 +83,9 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
-        """Ran, and found nothing at error level and no failing test. A format check is ok when every file is
-        formatted: its findings are warnings (they must not outrank a lint error in the editor), yet an
-        unformatted file is exactly what the check is asked about."""
+        """Ran (or had nothing to run: not_configured), and found nothing at error level and no failing test. A
+        format check is ok when every file is formatted: its findings are warnings (they must not outrank a lint
+        error in the editor), yet an unformatted file is exactly what the check is asked about."""
         if self.status == "not_checked" or self.failures:
             return False
         if self.check == "format":
@@ -199,6 +201,8 @@ class PlannedCheck:
     project: Project
     spec: ToolSpec
     binaries: tuple[Resolved, ...]
+    # Why the project does not use this check's tool (LanguageSpec.not_configured); then nothing runs.
+    not_configured: str | None = None
 
     @property
     def missing(self) -> Resolved | None:
@@ -208,8 +212,36 @@ class PlannedCheck:
 def plan_check(project: Project, check: CheckName, config: LintelConfig, workspace: Path) -> PlannedCheck:
     """The project-wide command for `check`, with the user's argv override applied."""
     settings = config.languages.get(project.language)
-    spec = override_argv(project.spec.tool_for(project, check), settings.argv_for(check))
-    return plan_spec(project, spec, config, workspace)
+    override = settings.argv_for(check)
+    spec = override_argv(project.spec.tool_for(project, check), override)
+    planned = plan_spec(project, spec, config, workspace)
+    unused = None if override else unused_tool(project, check)
+    return replace(planned, not_configured=unused) if unused else planned
+
+
+def unused_tool(project: Project, check: CheckName) -> str | None:
+    """Why the project does not use `check`'s tool, or None (a language's reader must not take a check down)."""
+    try:
+        return project.spec.not_configured(project, check)
+    except Exception:
+        log.exception("reading whether %s uses its %s tool failed", project.root, check)
+        return None
+
+
+def not_configured_result(planned: PlannedCheck, check: str) -> RunResult:
+    """The result of a check whose tool the project does not use: nothing ran, nothing is wrong."""
+    project = planned.project
+    log.info("%s %s not configured: %s", project.language, check, planned.not_configured)
+    return RunResult(
+        language=project.language,
+        check=check,
+        tool=planned.spec.tool,
+        argv=[],
+        cwd=project.root,
+        status="not_configured",
+        reason=planned.not_configured,
+        output=f"not configured: {planned.not_configured}",
+    )
 
 
 def plan_spec(project: Project, spec: ToolSpec, config: LintelConfig, workspace: Path) -> PlannedCheck:
@@ -299,12 +331,14 @@ async def run_file_check(  # noqa: PLR0913 - keyword options of one call, passed
     """`check` scoped to one file (docs/design.md): on the file where the tool allows it, else on its package,
     crate or project keeping only that file's findings. With `text`, the unsaved content goes on stdin
     when the tool reads stdin; with `require_stdin` a tool that cannot read it is not run (None), nor is a
-    check the project's language has no command for."""
+    check the project's language has no command for, nor one whose tool the project does not use."""
     if check not in project.spec.checks:
         return None  # a language the user declared without this check
     workspace = workspace.resolve()
     settings = config.languages.get(project.language)
     override = settings.argv_for(check)
+    if not override and unused_tool(project, check):
+        return None  # a tool the project does not use (no prettier): nothing to say about the file
     if override:
         # The user's command: given the file where it says `{files}`, else run whole for the file's findings.
         scope = scope_to_file(override_argv(project.spec.tool_for(project, check), override), project, file)
@@ -351,6 +385,8 @@ async def run_planned(
     project, spec = planned.project, planned.spec
     argv = [*spec.argv, *extra_args]
     label = check or spec.check
+    if planned.not_configured:
+        return not_configured_result(planned, label)
     result = RunResult(
         language=project.language, check=label, tool=spec.tool, argv=argv, cwd=project.root, status="not_checked"
     )

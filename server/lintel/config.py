@@ -167,8 +167,12 @@ class EditorSettings(_Model):
 class ProjectSettings(_Model):
     """Which folders project discovery leaves out, besides dependencies, build output and what git ignores."""
 
-    # Shell-style patterns matched against a folder's path from the workspace root (`examples/*`, `**/fixtures`).
+    # Shell-style patterns matched against a folder's path from the workspace root (`legacy/*`, `**/generated`).
     exclude: list[str] = Field(default_factory=list)
+    # Check the projects inside example folders (`examples/`, `_examples/`, `demo/`, … below the checked folder)
+    # that no workspace declares as members: off by default, as the projects' own CI leaves them out
+    # (docs/design.md, "Projects: discovery").
+    examples: bool = False
 
 
 class ValidatorConfig(_Model):

@@ -23,7 +23,7 @@ from pathlib import Path
 from lintel.detect import detect
 from lintel.gitignore import IgnoreRules
 from lintel.languages import LANGUAGES, CheckName, LanguageSpec, Project, Registry, Workspace
-from lintel.languages.base import SKIPPED_DIRS
+from lintel.languages.base import SKIPPED_DIRS, is_example_dir
 
 log = logging.getLogger(__name__)
 
@@ -127,11 +127,13 @@ def discover(
     languages: Registry = LANGUAGES,
     *,
     exclude: Iterable[str] = (),
+    examples: bool = False,
     max_dirs: int = MAX_DIRS,
 ) -> Discovery:
-    """The projects under `root` (included), in path order; each language's projects in the registry's order."""
+    """The projects under `root` (included), in path order; each language's projects in the registry's order.
+    Example folders below `root` are entered only with `examples` (their workspace members are found anyway)."""
     root = root.resolve()
-    walk = _Walk(root, languages, tuple(exclude), max_dirs)
+    walk = _Walk(root, languages, tuple(exclude), max_dirs, examples=examples)
     walk.run()
     walk.finish()
     found = _with_members(walk.found, languages)
@@ -149,8 +151,11 @@ def _sort_key(root: Path, path: Path) -> tuple[str, ...]:
 
 
 class _Walk:
-    def __init__(self, root: Path, languages: Registry, exclude: tuple[str, ...], max_dirs: int) -> None:
+    def __init__(
+        self, root: Path, languages: Registry, exclude: tuple[str, ...], max_dirs: int, *, examples: bool
+    ) -> None:
         self.root = root
+        self.examples = examples
         self.languages = languages
         self.exclude = [re.compile(fnmatch.translate(p.strip("/"))) for p in exclude if p.strip("/")]
         self.max_dirs = max_dirs
@@ -211,6 +216,8 @@ class _Walk:
 
     def _skipped(self, name: str, rel: str, rules: IgnoreRules) -> bool:
         if name.startswith(".") or name in SKIPPED_DIRS:
+            return True
+        if not self.examples and is_example_dir(name):
             return True
         if any(pattern.match(rel) for pattern in self.exclude):
             return True

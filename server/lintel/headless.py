@@ -20,7 +20,7 @@ from lintel.config import LintelConfig, ValidatorConfig, load_config
 from lintel.coverage import CoverageStore, CoverageUnsupported, Request, coverage
 from lintel.coverage.base import COVERAGE_CHECK, blank_result
 from lintel.detect import normalize_language
-from lintel.detectdoc import detect_document
+from lintel.detect_report import detect_document
 from lintel.discover import Discovery, Found, describe, discover, nearest_above, repository_root
 from lintel.fsnames import json_text
 from lintel.issues import Severity
@@ -106,7 +106,9 @@ def _find_scope(path: str) -> _Scope:
     folder = given if given.is_dir() else given.parent
     config = _config(folder)
     if given.is_dir():
-        discovery = discover(folder, registry_for(config), exclude=config.projects.exclude)
+        discovery = discover(
+            folder, registry_for(config), exclude=config.projects.exclude, examples=config.projects.examples
+        )
         if discovery.found:
             return _Scope(folder, config, discovery, whole=True)
     repository = repository_root(folder)
@@ -163,6 +165,7 @@ def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
             return
         what = {
             "not_checked": f"not checked: {short_reason(result.reason)}",
+            "not_configured": f"not configured: {short_reason(result.reason)}",
             "passed": "passed (output not parsed)",
         }.get(result.status, result.status)
         # A validator belongs to no language: it is named by its id.

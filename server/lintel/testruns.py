@@ -185,7 +185,7 @@ def merge(results: Sequence[RunResult]) -> RunResult:
         argv += [*([";"] if argv else []), *result.argv]
     exit_code = next((r.exit_code for r in results if r.exit_code not in (0, None)), first.exit_code)
     statuses = {r.status for r in results}
-    worst_first: tuple[Status, ...] = ("not_checked", "findings", "passed", "clean")
+    worst_first: tuple[Status, ...] = ("not_checked", "findings", "passed", "clean", "not_configured")
     status = next(s for s in worst_first if s in statuses)
     sections = [f"$ {shlex.join(r.argv)}\n{r.output}" for r in results]
     reasons = [r.reason for r in results if r.reason]

@@ -309,6 +309,23 @@ def test_only_a_file_on_disk_in_the_workspace_is_a_default_path(neovim: Neovim, 
     assert paths.result == {"file": file, "scratch": False, "unwritten": False, "outside": False}
 
 
+TYPECHECK_IN_FILE = """
+T.edit('web/test/x.test.js')
+local done = T.run('LintelTypecheck')
+local result = done.result or {}
+return { error = done.error, ok = result.ok, status = result.status, reason = result.reason }
+"""
+
+
+def test_a_check_the_project_does_not_use_is_said_as_not_configured(neovim: Neovim, monorepo: Path) -> None:
+    """web/ has no TypeScript: `:LintelTypecheck` answers `not_configured`, told as such (not a failure)."""
+    run = neovim.run(TYPECHECK_IN_FILE, monorepo, {"root": str(monorepo)}, setup=MONOREPO_SETUP)
+
+    reason = "no TypeScript in this project (no tsconfig.json, no typescript dependency)"
+    assert run.result == {"ok": True, "status": "not_configured", "reason": reason}
+    assert run.notified(f"lintel: node typecheck not configured — {reason}")
+
+
 RUN_IN_FILE = """
 T.edit('web/test/x.test.js')
 local tests = T.run('LintelRunTests')

@@ -149,7 +149,9 @@ def test_format_reports_the_unformatted_file() -> None:
 
 def test_missing_eslint_says_how_to_install_it(tmp_path: Path) -> None:
     require_tool("npx", "install Node.js 20+ (npx ships with npm)")
-    (tmp_path / "package.json").write_text('{"name": "empty", "version": "1.0.0"}', encoding="utf-8")
+    # The project uses eslint (its dependency), which is not installed.
+    manifest = {"name": "empty", "version": "1.0.0", "devDependencies": {"eslint": "^9"}}
+    (tmp_path / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
     (tmp_path / "index.js").write_text("export const x = 1;\n", encoding="utf-8")
     # PATH without the fixtures' or any global eslint: only node's own directory.
     node_dir = os.path.dirname(require_tool("node"))

@@ -44,12 +44,12 @@ def test_dependencies_build_output_hidden_and_excluded_folders_are_not_entered(t
         "dist/package.json",
         "build/setup.py",
         "pkg/testdata/mod/go.mod",
-        "examples/demo/package.json",
+        "contrib/demo/package.json",
         "services/api/go.mod",
     )
-    found = discover(tmp_path, exclude=["examples/*"])
+    found = discover(tmp_path, exclude=["contrib/*"])
     assert roots(found) == [(".", "node"), ("services/api", "go")]
-    assert found.dirs_read == len(["", "examples", "pkg", "services", "services/api"])
+    assert found.dirs_read == len(["", "contrib", "pkg", "services", "services/api"])
 
 
 def test_each_folder_is_read_once_and_files_count_towards_the_nearest_project(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 from lintel.checks import plan_check, run_checks
 from lintel.config import load_config
 from lintel.detect import DetectionError, choose_project, detect, nearest_project
-from lintel.detectdoc import detect_document
+from lintel.detect_report import detect_document
 from lintel.languages import FILES_PLACEHOLDER, LANGUAGES
 from lintel.proxy.servers import server_root
 from lintel.registry import CheckNotDeclared, project_files, registry_for

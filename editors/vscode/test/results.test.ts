@@ -42,6 +42,8 @@ describe('summary', () => {
     assert.equal(summary(result({ timedOut: true, exitCode: 124, ok: false })), 'python test: timed out (2.9s)');
     const missing = result({ ok: false, status: 'not_checked', reason: 'mypy: not found on PATH' });
     assert.equal(summary(missing), 'python test: not checked — mypy: not found on PATH (2.9s)');
+    const unused = result({ ok: true, status: 'not_configured', reason: 'no type checker in this project' });
+    assert.equal(summary(unused), 'python test: not configured — no type checker in this project');
     const unread = result({ check: 'lint', failures: undefined, status: 'passed' });
     assert.equal(summary(unread), 'python lint: passed (output not parsed) (2.9s)');
   });

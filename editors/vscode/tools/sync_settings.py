@@ -77,7 +77,9 @@ DESCRIPTIONS: Mapping[str, str] = {
     "validators": "User-defined checks: a shell command run in the workspace root, its output read by a named parser.",
     "validatorConcurrency": "How many validators run at once; null means the number of cores.",
     "projects.exclude": "Folders project discovery leaves out, as shell patterns on their path from the workspace "
-    "root (`examples/*`), besides dependencies, build output and what .gitignore ignores.",
+    "root (`legacy/*`), besides dependencies, build output and what .gitignore ignores.",
+    "projects.examples": "Check the projects in example folders (`examples/`, `_examples/`, `demo/`, `samples/` below "
+    "the checked folder) that no workspace declares as members; off: they are left out, as the projects' own CI does.",
     "validators[].id": "A unique name: the diagnostics' source and the id `lintel.validate` selects by.",
     "validators[].run": "The shell command, run in the workspace root.",
     "validators[].timeoutSeconds": "Seconds the command may take before it is killed.",

@@ -39,6 +39,17 @@ SKIPPED_DIRS = frozenset(
     }
 )
 
+# Folders of example and demo projects: a project found below one is checked only when a workspace declares it a
+# member or `projects.examples` is on (docs/design.md, "Projects: discovery": the projects' own CI leaves
+# standalone examples out). A `_` prefix also marks one: Go's tools skip `_`-prefixed folders (`_examples/`).
+EXAMPLE_DIRS = frozenset({"examples", "example", "demo", "demos", "samples", "sample"})
+
+
+def is_example_dir(name: str) -> bool:
+    """Whether a folder of this name holds examples rather than the project's own code."""
+    return name.startswith("_") or name.lower() in EXAMPLE_DIRS
+
+
 # argv elements equal to this are replaced by a fresh temporary file path the tool writes a report to.
 REPORT_PLACEHOLDER = "{report}"
 # A project's own node tool run through npx, which never downloads with this flag: `npx --no-install eslint …`.
@@ -186,6 +197,10 @@ def _no_workspace(project: Project) -> Workspace | None:
     return None
 
 
+def _always_configured(project: Project, check: CheckName) -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class LanguageSpec:
     """Everything lintel knows about a language. Built-in ones are declared in `lintel.languages.<name>`;
@@ -212,6 +227,9 @@ class LanguageSpec:
     builtin: bool = True
     # The workspace a project's root declares, if any (read on discovery, not on every detection).
     workspace: Callable[[Project], Workspace | None] = _no_workspace
+    # Why the project does not use the tool of a check (no TypeScript: no tsc), or None when it does; such a check
+    # is `not_configured` (docs/design.md, "Checks the project does not use"). Read from its files, no process.
+    not_configured: Callable[[Project, CheckName], str | None] = _always_configured
 
     @property
     def language_ids(self) -> tuple[str, ...]:

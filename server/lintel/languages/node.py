@@ -31,6 +31,7 @@ from lintel.languages.base import (
     project_relpath,
 )
 from lintel.languages.members import expand_members
+from lintel.languages.node_intent import not_configured, prettier_targets, tsc_project
 from lintel.languages.nodesteps import chain_steps
 from lintel.languages.pnpmyaml import pnpm_workspace_packages
 from lintel.runenv import defaults_for
@@ -208,7 +209,7 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
         return ToolSpec(
             check="typecheck",
             tool="tsc",
-            argv=(*NPX, "tsc", "--noEmit", "--pretty", "false"),
+            argv=(*NPX, "tsc", "--noEmit", "--pretty", "false", *tsc_project(project.root)),
             parser="tsc",
             finding_codes=_TSC_FINDINGS,
             install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} typescript",
@@ -227,7 +228,8 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
             env_defaults=_TEST_DEFAULTS,
         )
     if check == "format":
-        return prettier_spec(manager, ("--check", "."))
+        # What the project's own scripts give prettier (`prettier -c src test`): the files it formats, not `.`.
+        return prettier_spec(manager, ("--check", *(prettier_targets(project.scripts) or (".",))))
     raise ValueError(f"unknown check {check!r} for node")
 
 
@@ -511,4 +513,5 @@ LANGUAGE = LanguageSpec(
     inspect=inspect,
     order=30,
     workspace=workspace,
+    not_configured=not_configured,
 )

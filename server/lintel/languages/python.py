@@ -28,6 +28,7 @@ from lintel.languages.base import (
 )
 from lintel.languages.binaries import resolve_binary
 from lintel.languages.members import expand_members
+from lintel.languages.python_intent import not_configured, typecheckers_used
 from lintel.tomlread import read_toml
 
 log = logging.getLogger(__name__)
@@ -205,7 +206,8 @@ def pyright_binary(root: Path) -> Literal["pyright", "basedpyright"]:
 
 
 def typechecker(root: Path) -> TypeChecker:
-    """mypy unless the project configures pyright/basedpyright and does not configure mypy."""
+    """mypy unless the project configures pyright/basedpyright and does not configure mypy; with no
+    configuration, the one the project depends on or runs (pyright in its dev dependencies: pyright)."""
     tool = _pyproject_tool_table(root)
     if "mypy" in tool or _mypy_ini(root) is not None:
         return "mypy"
@@ -213,6 +215,12 @@ def typechecker(root: Path) -> TypeChecker:
         return "basedpyright"
     if "pyright" in tool or (root / "pyrightconfig.json").is_file():
         return "pyright"
+    used = typecheckers_used(root)
+    if "mypy" not in used:
+        if "basedpyright" in used:
+            return "basedpyright"
+        if "pyright" in used:
+            return "pyright"
     return "mypy"
 
 
@@ -312,4 +320,5 @@ LANGUAGE = LanguageSpec(
     install_dirs=install_dirs,
     order=40,
     workspace=workspace,
+    not_configured=not_configured,
 )

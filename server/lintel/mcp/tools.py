@@ -138,6 +138,8 @@ def run_summary(result: RunResult) -> str:
     then the first issues, one per line as `lintel check` prints them."""
     if result.status == "not_checked":
         return f"{result.tool}: not checked — {result.reason}"
+    if result.status == "not_configured":
+        return f"{result.tool}: not configured — {result.reason}; nothing ran"
     if result.check == "script":
         verdict = "ok" if result.exit_code == 0 else f"failed (exit {result.exit_code})"
         return f"{result.tool}: {verdict} in {_seconds(result.duration_ms)} (`{shlex.join(result.argv)}`)"

@@ -51,6 +51,10 @@ def render_github(report: CheckReport) -> str:
     for run in report.not_checked:
         what = f"{run.language or run.tool} {run.check}: {run.reason}"
         lines.append(f"::warning title=lintel%3A not checked::{_escape_data(what)}")
+    for run in report.not_configured:
+        # Nothing to act on: a notice in the log, not a warning annotation.
+        what = f"{run.language or run.tool} {run.check}: {run.reason}"
+        lines.append(f"::notice title=lintel%3A not configured::{_escape_data(what)}")
     summary = report.summary()
     line = (
         f"lintel: {summary['errors']} errors, {summary['warnings']} warnings, {summary['infos']} infos; "

@@ -73,6 +73,11 @@ class CheckReport:
         return [r for r in self.runs if r.status == "not_checked"]
 
     @property
+    def not_configured(self) -> list[RunResult]:
+        """Checks whose tool the project does not use: they ran nothing and change no exit code."""
+        return [r for r in self.runs if r.status == "not_configured"]
+
+    @property
     def grouped(self) -> bool:
         """Whether the report is shown per project: it holds more than one project root."""
         return len({p.root for p in self.projects}) > 1

@@ -80,6 +80,9 @@ def _invocation(run: RunResult, report: CheckReport, project: ProjectEntry | Non
         invocation["exitCode"] = run.exit_code
     if run.status == "not_checked" and run.reason:
         invocation["toolExecutionNotifications"] = [{"level": "error", "message": {"text": run.reason}}]
+    elif run.status == "not_configured" and run.reason:
+        # Nothing ran and nothing failed: executionSuccessful stays true, the reason is a note.
+        invocation["toolExecutionNotifications"] = [{"level": "note", "message": {"text": run.reason}}]
     if run.coverage is not None:
         # Coverage is a measurement, not a finding: the totals as a note a viewer shows, the per-file figures in
         # the property bag (lintel check --only coverage).

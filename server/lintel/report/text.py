@@ -47,6 +47,8 @@ def short_reason(reason: str | None) -> str:
 
 def _run_lines(runs: list[RunResult]) -> list[str]:
     lines = [f"not checked: {_what(r)}: {short_reason(r.reason)}" for r in runs if r.status == "not_checked"]
+    # A check whose tool the project does not use: said once, counted neither as run nor as not checked.
+    lines.extend(f"not configured: {_what(r)}: {short_reason(r.reason)}" for r in runs if r.status == "not_configured")
     # A success whose findings, if any, lintel could not read.
     lines.extend(f"passed (output not parsed): {r.language} {r.check}: {r.tool}" for r in runs if r.status == "passed")
     lines.extend(coverage_line(r) for r in runs if r.coverage is not None)
@@ -99,7 +101,7 @@ def render_text(report: CheckReport) -> str:
         lines = [issue_line(i) for i in report.counted()]
         lines.extend(_run_lines(report.runs))
     summary = report.summary()
-    ran = len(report.runs) - summary["notChecked"]
+    ran = len([r for r in report.runs if r.status != "not_configured"]) - summary["notChecked"]
     lines.append(
         f"lintel: {_plural(summary['errors'], 'error')}, {_plural(summary['warnings'], 'warning')}, "
         f"{_plural(summary['infos'], 'info')} from {_plural(ran, 'check')}"

@@ -94,6 +94,11 @@ function M.summary(result)
     table.insert(counts, 1, ('%d failure%s'):format(#result.failures, #result.failures == 1 and '' or 's'))
   end
   local verdict = result.ok and 'ok' or (result.timedOut and 'timed out' or 'failed')
+  if result.status == 'not_configured' then
+    -- The project does not use the check's tool: nothing ran, nothing is wrong.
+    return ('lintel: %s %s not configured — %s'):format(result.language, result.check, result.reason or ''),
+      vim.log.levels.INFO
+  end
   local text = ('lintel: %s %s %s — %s (%.1f s)'):format(
     result.language,
     result.check,
@@ -134,6 +139,9 @@ function M.describe_detection(doc)
       local spec = project.checks[check]
       local missing = M.missing_binaries(spec)
       local state = #missing == 0 and 'found' or ('missing: ' .. table.concat(missing, ', '))
+      if spec.notConfigured then
+        state = 'not configured: ' .. spec.notConfigured
+      end
       table.insert(lines, ('  %-9s %s (%s)'):format(check, spec.tool, state))
     end
   end

@@ -45,7 +45,9 @@ local function check_detection(prefix)
       local spec = project.checks[check]
       local label = ('%s %s (%s): %s'):format(project.language, check, project.root, spec.tool)
       local missing = missing_binaries(spec)
-      if #missing == 0 then
+      if spec.notConfigured then
+        health.info(label .. ': not configured — ' .. spec.notConfigured)
+      elseif #missing == 0 then
         local where = spec.binaries[1] and (' — ' .. spec.binaries[1].path) or ''
         health.ok(label .. where)
       else

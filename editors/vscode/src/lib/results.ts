@@ -41,8 +41,9 @@ export interface RunResult {
   output: string;
   issues: Issue[];
   failures?: TestFailure[];
-  // passed: the tool said all is well but lintel could not read its output (never shown as clean).
-  status?: 'clean' | 'passed' | 'findings' | 'not_checked';
+  // passed: the tool said all is well but lintel could not read its output (never shown as clean);
+  // not_configured: the project does not use the check's tool (no TypeScript, no prettier), so nothing ran.
+  status?: 'clean' | 'passed' | 'findings' | 'not_checked' | 'not_configured';
   reason?: string | null;
 }
 
@@ -83,6 +84,9 @@ export function summary(result: RunResult): string {
   }
   if (result.status === 'not_checked') {
     return `${head}: not checked${result.reason ? ` — ${result.reason}` : ''}${time}`;
+  }
+  if (result.status === 'not_configured') {
+    return `${head}: not configured${result.reason ? ` — ${result.reason}` : ''}`;
   }
   const failures = result.failures?.length ?? 0;
   if (failures > 0) {

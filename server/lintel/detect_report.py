@@ -1,5 +1,5 @@
-"""What `lintel detect` and the `lintel.detect` command show: every project with the argv and binaries of its
-checks and the language server navigation would start (docs/design.md, Detection)."""
+"""What `lintel detect --json` and the `lintel.detect` command show: the projects under a folder, the command each
+check would run with its binaries resolved, and the languages lintel knows there (docs/design.md, Detection)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
     markers, nested project roots, workspace members) with argv and binaries."""
     projects = []
     languages = registry_for(config)
-    discovery = discover(root, languages, exclude=config.projects.exclude)
+    discovery = discover(root, languages, exclude=config.projects.exclude, examples=config.projects.examples)
     for found in discovery.found:
         project = found.project
         checks: dict[str, Any] = {}
@@ -51,6 +51,8 @@ def detect_document(root: Path, config: LintelConfig) -> dict[str, Any]:
                     {"name": b.name, "found": b.found, "path": b.path, "via": b.via} for b in planned.binaries
                 ],
             }
+            if planned.not_configured:
+                checks[check]["notConfigured"] = planned.not_configured
         entry: dict[str, Any] = {
             "language": project.language,
             "root": project.relative_root(discovery.root),
