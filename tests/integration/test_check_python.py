@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lintel.languages import CheckName
 
 from tests.helpers import WORKSPACES, finding_keys, lintel_json, make_project, require_tool, run_tool, tool_for
@@ -151,3 +153,34 @@ def test_mypys_note_about_an_unused_config_section_leaves_the_typecheck_clean(tm
     code, report = lintel_json("check", str(tmp_path), "--only", "typecheck")
     assert (code, report["issues"]) == (0, [])
     assert [(r["tool"], r["status"]) for r in report["runs"]] == [("mypy", "clean")]
+
+
+def _project_with_a_venv_package(root: Path, config: str) -> None:
+    """A project whose only dependency lives in its own .venv (a real virtualenv, without pip), as a user's
+    project with its venv made by `python -m venv .venv` or uv."""
+    root.mkdir()
+    (root / "pyproject.toml").write_text(f'[project]\nname = "app"\nversion = "0"\n\n{config}\n')
+    (root / "app.py").write_text("from venvonly import VALUE\n\nresult: int = VALUE\n")
+    run_tool([sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")], cwd=root, timeout=120)
+    [site] = (root / ".venv" / "lib").glob("python3*/site-packages")
+    (site / "venvonly").mkdir()
+    (site / "venvonly" / "__init__.py").write_text("VALUE: int = 1\n")
+    (site / "venvonly" / "py.typed").write_text("")
+
+
+@pytest.mark.parametrize(
+    ("tool", "config"),
+    [("basedpyright", '[tool.basedpyright]\ntypeCheckingMode = "standard"'), ("mypy", "[tool.mypy]\nstrict = true")],
+)
+def test_the_type_checker_sees_the_projects_venv(tmp_path: Path, tool: str, config: str) -> None:
+    """F2 of the real-repository run: pyright took the first python on PATH (lintel's own), so every import from
+    the project's venv "could not be resolved"; with the venv active, as the project's CI runs it, all is clean."""
+    require_tool(tool)
+    root = tmp_path / "app"
+    _project_with_a_venv_package(root, config)
+    code, report = lintel_json("check", str(root), "--only", "typecheck")
+    [run] = report["runs"]
+    assert run["tool"] == tool
+    assert str(root / ".venv" / "bin" / "python") in run["argv"]
+    assert report["issues"] == [], report["issues"]
+    assert code == 0

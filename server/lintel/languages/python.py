@@ -10,6 +10,7 @@ import configparser
 import dataclasses
 import logging
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeGuard
@@ -169,13 +170,17 @@ def formatter_for(project: Project, file: Path) -> ToolSpec | None:
 
 
 def typecheck_spec(root: Path, checker: TypeChecker) -> ToolSpec:
+    # The project's interpreter, as in the user's shell with its venv active: without it pyright takes the first
+    # `python` on PATH and cannot resolve the venv's imports, and a mypy from outside the venv the same.
+    python = project_python(root)
     if checker == "mypy":
         # Without configured targets mypy exits 2 ("Missing target module, package, files, or command").
         target: tuple[str, ...] = () if mypy_targets_configured(root) else (".",)
+        interpreter = ("--python-executable", python) if python else ()
         return ToolSpec(
             check="typecheck",
             tool="mypy",
-            argv=("mypy", *MYPY_OUTPUT_FLAGS, *target),
+            argv=("mypy", *MYPY_OUTPUT_FLAGS, *interpreter, *target),
             parser="mypy",
             ok_codes=frozenset({0}),
             # 2: mypy stopped early — a blocking error (syntax error, bad config) or a crash.
@@ -187,12 +192,38 @@ def typecheck_spec(root: Path, checker: TypeChecker) -> ToolSpec:
     return ToolSpec(
         check="typecheck",
         tool=binary,
-        argv=(binary, "--outputjson"),
+        argv=(binary, "--outputjson", *(("--pythonpath", python) if python and not _pyright_names_env(root) else ())),
         parser="pyright",
         ok_codes=frozenset({0}),
         finding_codes=frozenset({1}),
         install_hint=_INSTALL_HINTS[binary],
     )
+
+
+def project_python(root: Path) -> str | None:
+    """The interpreter of the project's virtualenv (`.venv` or `venv` holding `pyvenv.cfg`, in the project or a
+    folder above it up to the repository's top: a uv workspace keeps one at its root), else None."""
+    for folder in (root, *root.parents):
+        for name in (".venv", "venv"):
+            if (folder / name / "pyvenv.cfg").is_file() and (folder / name / "bin" / "python").exists():
+                return str(folder / name / "bin" / "python")
+        if (folder / ".git").exists():
+            break
+    return None
+
+
+def _pyright_names_env(root: Path) -> bool:
+    """Whether the project's pyright configuration picks the environment itself (`venv`, or `pythonPath`): then
+    it decides, not lintel. `venvPath` alone picks nothing (pyright needs `venv` with it)."""
+    keys = {"venv", "pythonPath"}
+    tool = _pyproject_tool_table(root)
+    if any(isinstance(t, dict) and keys & set(t) for t in (tool.get("pyright"), tool.get("basedpyright"))):
+        return True
+    try:  # JSON with comments, as pyright reads it: the keys are looked for, not parsed
+        text = (root / "pyrightconfig.json").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(r'"(?:venv|pythonPath)"\s*:', text) is not None
 
 
 def pyright_binary(root: Path) -> Literal["pyright", "basedpyright"]:
