@@ -287,8 +287,14 @@ def _npx_package(spec: ToolSpec) -> str | None:
     return package if spec.requires[:1] == (package,) else None
 
 
-def timeout_for(check: CheckName, config: LintelConfig, override: float | None) -> float:
-    seconds = override if override is not None else getattr(config.timeouts, check)
+def timeout_for(check: CheckName, config: LintelConfig, override: float | None, *, builds: bool = False) -> float:
+    """The run's timeout: the caller's, else the configured one for `check`; a tool that `builds` the project first
+    (clippy, golangci-lint: a cold build takes minutes) gets the typecheck's when the user set none for `check`."""
+    if override is not None:
+        return clamp_timeout(override)
+    seconds = getattr(config.timeouts, check)
+    if builds and check not in config.timeouts.model_fields_set:
+        seconds = max(seconds, config.timeouts.typecheck)
     return clamp_timeout(seconds)
 
 
@@ -306,10 +312,11 @@ async def run_check(
     """Run `check` for `project` and interpret the outcome. Never raises for tool problems:
     a check that could not run comes back as `not_checked` with the reason."""
     workspace = workspace.resolve()
+    planned = plan_check(project, check, config, workspace)
     return await run_planned(
-        plan_check(project, check, config, workspace),
+        planned,
         workspace=workspace,
-        timeout=timeout_for(check, config, timeout),
+        timeout=timeout_for(check, config, timeout, builds=planned.spec.builds),
         env=env,
         on_start=on_start,
         extra_args=extra_args,
@@ -349,7 +356,7 @@ async def run_file_check(  # noqa: PLR0913 - keyword options of one call, passed
     result = await run_planned(
         plan_spec(project, scope.spec, config, workspace),
         workspace=workspace,
-        timeout=timeout_for(check, config, timeout),
+        timeout=timeout_for(check, config, timeout, builds=scope.spec.builds),
         on_start=on_start,
         stdin=text.encode("utf-8") if scope.stdin and text is not None else None,
     )

@@ -7,7 +7,15 @@ import stat
 from pathlib import Path
 
 import pytest
-from lintel.checks import PlannedCheck, dedupe_issues, failure_tail, plan_check, run_planned, sort_issues
+from lintel.checks import (
+    PlannedCheck,
+    dedupe_issues,
+    failure_tail,
+    plan_check,
+    run_planned,
+    sort_issues,
+    timeout_for,
+)
 from lintel.config import LintelConfig
 from lintel.detect import detect
 from lintel.issues import make_issue
@@ -316,3 +324,15 @@ async def test_exit_zero_with_output_no_parser_reads_is_passed_not_clean(tmp_pat
         project, dataclasses.replace(spec, argv=("true",)), (resolve_binary("true", project_root=tmp_path),)
     )
     assert (await run_planned(quiet, workspace=tmp_path, timeout=30)).status == "clean"  # silence is clean
+
+
+def test_a_linter_that_builds_first_gets_the_typecheck_time_unless_lint_is_set() -> None:
+    """clippy's first run on a new machine is a build (the real-repository run: 30 s timed out, cargo check took
+    46 s); a user's own `timeouts.lint` still decides."""
+    default = LintelConfig()
+    assert timeout_for("lint", default, None, builds=True) == 300
+    assert timeout_for("lint", default, None) == 30
+    assert timeout_for("lint", default, 12, builds=True) == 12
+    assert timeout_for("lint", LintelConfig.model_validate({"timeouts": {"lint": 45}}), None, builds=True) == 45
+    project = make_project("rust", Path("/nowhere"), ("Cargo.toml",))
+    assert project.spec.tool_for(project, "lint").builds

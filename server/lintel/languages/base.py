@@ -93,6 +93,9 @@ class ToolSpec:
     # the verdict (lintel.scriptfloor).
     script: str | None = None
     steps: tuple[ScriptStep, ...] = ()
+    # The tool compiles the project before it checks it (clippy, golangci-lint): a first run on a new machine takes
+    # as long as a build, so it gets the typecheck's time unless the user set the check's own timeout.
+    builds: bool = False
 
     @property
     def binary(self) -> str:

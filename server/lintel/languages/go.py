@@ -73,6 +73,7 @@ GOLANGCI_LINT = ToolSpec(
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),
     install_hint=INSTALL_GOLANGCI_LINT,
+    builds=True,
 )
 
 # Text, not `go vet -json`: with -json vet exits 0 even when it reports findings, so the exit code would stop

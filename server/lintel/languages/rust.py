@@ -144,6 +144,7 @@ def _tool_for(project: Project, check: CheckName) -> ToolSpec:
             finding_codes=_CARGO_FAILED,
             install_hint=INSTALL_CLIPPY,
             requires=("cargo-clippy",),
+            builds=True,
         )
     if check == "typecheck":
         return ToolSpec(
