@@ -230,13 +230,26 @@ class _Walk:
         first: int | None = None
         for spec in self.languages:
             present = spec.markers_in(folder, files)
-            if not present:
+            if not present or self._test_data(spec, folder, owner):
                 continue
             project = spec.inspect(spec, folder, present)
             self.found.append(Found(project, workspace=_workspace_of(project)))
             if first is None:
                 first = len(self.found) - 1
         return first if first is not None else owner
+
+    def _test_data(self, spec: LanguageSpec, folder: Path, owner: int | None) -> bool:
+        """Whether `folder` sits in a test-data folder of the project of `spec`'s language that owns it."""
+        if self.examples or owner is None or not spec.test_data_dirs:
+            return False
+        outer = self.found[owner].project
+        if outer.spec is not spec:
+            return False
+        inside = folder.relative_to(outer.root).parts[:-1]
+        if spec.test_data_dirs.isdisjoint(inside):
+            return False
+        log.info("%s is test data of %s (not a project of its own)", folder, outer.root)
+        return True
 
     def finish(self) -> None:
         for index, count in self.files.items():

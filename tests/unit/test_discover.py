@@ -165,3 +165,17 @@ def test_folders_git_ignores_are_not_entered(tmp_path: Path) -> None:
     assert roots(found) == [(".", "node"), ("apps/web", "node")]
     (tmp_path / "apps/web/.gitignore").write_text("out\n!out\n")  # re-included: a project again
     assert roots(discover(tmp_path)) == [(".", "node"), ("apps/web", "node"), ("apps/web/out", "node")]
+
+
+def test_crates_under_a_crates_tests_folder_are_its_test_data(tmp_path: Path) -> None:
+    """xshell's `tests/data/*` crates, built by its own tests: checking them beside those tests raced the tests'
+    builds in the same folders (real-repository run, F12). Another language's project there still counts, and so
+    does a crate named as a workspace member or with `projects.examples`."""
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "x"\nversion = "0.1.0"\n')
+    touch(tmp_path, "tests/data/baseline/Cargo.toml", "tests/e2e/package.json", "crates/a/Cargo.toml")
+    assert roots(discover(tmp_path)) == [(".", "rust"), ("crates/a", "rust"), ("tests/e2e", "node")]
+    assert ("tests/data/baseline", "rust") in roots(discover(tmp_path, examples=True))
+    (tmp_path / "Cargo.toml").write_text(
+        '[package]\nname = "x"\nversion = "0.1.0"\n\n[workspace]\nmembers = ["tests/data/baseline"]\n'
+    )
+    assert ("tests/data/baseline", "rust") in roots(discover(tmp_path))

@@ -233,6 +233,10 @@ class LanguageSpec:
     # Why the project does not use the tool of a check (no TypeScript: no tsc), or None when it does; such a check
     # is `not_configured` (docs/design.md, "Checks the project does not use"). Read from its files, no process.
     not_configured: Callable[[Project, CheckName], str | None] = _always_configured
+    # Folders of a project whose nested projects of this language are its test data, not projects to check (a
+    # Cargo.toml under a crate's `tests/` is a fixture its tests build: xshell's `tests/data/*`), unless a
+    # workspace declares them members or `projects.examples` is on.
+    test_data_dirs: frozenset[str] = frozenset()
 
     @property
     def language_ids(self) -> tuple[str, ...]:

@@ -298,4 +298,5 @@ LANGUAGE = LanguageSpec(
     install_dirs=install_dirs,
     order=20,
     workspace=workspace,
+    test_data_dirs=frozenset({"tests"}),
 )
