@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lintel.checks import dedupe_issues
 from lintel.issues import Issue, ParseContext, ParseResult
 from lintel.parsers import get_parser
 from lintel.parsers.base import Parser, ToolOutput
@@ -592,3 +593,16 @@ def test_a_go_toolchain_older_than_the_module_asks_is_not_checked(tool: str, par
     """`go 1.99` in go.mod with go 1.26 and GOTOOLCHAIN=local: the machine cannot check the project."""
     result, _ = parsed(parser, tool, "module-newgo")
     assert (result.recognized, result.issues) == (False, [])
+
+
+def test_a_vet_finding_that_fails_go_tests_build_is_go_vets_issue() -> None:
+    """go test runs vet first and fails the build on a finding (under `# [pkg]`): the same issue go vet reports,
+    so `lintel check` shows it once (the real-repository run reported a Printf misuse twice: F14)."""
+    from_test, _ = parsed(parse_go_test, "go-test", "vet-failure")
+    from_vet, _ = parsed(parse_go_vet, "go-vet", "printf")
+    [issue] = from_test.issues
+    [vet_issue] = from_vet.issues
+    assert (issue.kind, issue.source, issue.file, issue.line, issue.column) == ("typecheck", "go vet", "v.go", 6, 22)
+    assert issue.signature == vet_issue.signature
+    assert dedupe_issues([vet_issue, issue]) == [vet_issue]
+    assert not from_test.failures

@@ -344,7 +344,7 @@ def parse_go_vet(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     unknown: list[str] = []
     lines = [*clean(output.stdout).splitlines(), *clean(output.stderr).splitlines()]
     module, lines = module_errors(lines, "go vet", ctx)
-    issues = module + located_issues(located_lines(lines, unknown), "go vet", ctx, kind=_vet_kind)
+    issues = module + located_issues(located_lines(lines, unknown), "go vet", ctx, kind=vet_kind)
     recognized = bool(issues) or (output.exit_code in (0, None) and not unknown)
     return ParseResult(issues=issues, recognized=recognized)
 
@@ -355,7 +355,7 @@ _IMPORT_NOT_PROVIDED = re.compile(
 )
 
 
-def _vet_kind(loc: Located) -> IssueKind:
+def vet_kind(loc: Located) -> IssueKind:
     """vet's findings are `typecheck`; what stopped a package from loading or type-checking is `build`, as go
     test and golangci-lint report the same line."""
     return "build" if loc.vet_error or _IMPORT_NOT_PROVIDED.match(loc.message) else "typecheck"

@@ -18,7 +18,7 @@ from typing import Any
 from lintel.issues import Issue, ParseContext, ParseResult, TestFailure, make_issue
 from lintel.parsers.base import ToolOutput
 from lintel.parsers.common import clean, json_lines, one_line
-from lintel.parsers.go import LOCATED, located_issues, located_lines, module_errors
+from lintel.parsers.go import LOCATED, located_issues, located_lines, module_errors, vet_kind
 
 _MAX_OUTPUT = 20_000
 
@@ -108,7 +108,11 @@ def parse_go_test(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     resolver = _DirResolver.build(run, ctx)
 
     module, lines = module_errors([*run.build_output, *stderr_lines], "go test", ctx)
-    issues = module + located_issues(located_lines(lines), "go test", ctx)
+    compiled, vetted = split_vet_output(lines)
+    # go test runs vet's checks before the tests and fails the build on a finding (under a `# [pkg]` header): the
+    # finding is go vet's, reported as go vet reports it, so a check that runs both shows it once.
+    issues = module + located_issues(located_lines(compiled), "go test", ctx)
+    issues += located_issues(located_lines(vetted), "go vet", ctx, kind=vet_kind)
     build_issues = bool(issues)
 
     failures: list[TestFailure] = []
@@ -364,6 +368,22 @@ def _module_path(run: _Run, ctx: ParseContext) -> str | None:
             size += 1
         common = common[:size]
     return "/".join(common) or None
+
+
+_VET_HEADER = re.compile(r"^# \[[^\]]+\]$")
+
+
+def split_vet_output(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The build output's lines split into the compiler's and vet's: go test heads vet's findings `# [pkg]`, a
+    package's compile errors `# pkg`."""
+    compiled: list[str] = []
+    vetted: list[str] = []
+    current = compiled
+    for line in lines:
+        if line.startswith("# "):
+            current = vetted if _VET_HEADER.match(line) else compiled
+        current.append(line)
+    return compiled, vetted
 
 
 def _known_dirs(run: _Run) -> Iterator[tuple[str, str]]:
