@@ -201,14 +201,12 @@ def typecheck_spec(root: Path, checker: TypeChecker) -> ToolSpec:
 
 
 def project_python(root: Path) -> str | None:
-    """The interpreter of the project's virtualenv (`.venv` or `venv` holding `pyvenv.cfg`, in the project or a
-    folder above it up to the repository's top: a uv workspace keeps one at its root), else None."""
-    for folder in (root, *root.parents):
-        for name in (".venv", "venv"):
-            if (folder / name / "pyvenv.cfg").is_file() and (folder / name / "bin" / "python").exists():
-                return str(folder / name / "bin" / "python")
-        if (folder / ".git").exists():
-            break
+    """The interpreter of the project's own virtualenv (`.venv` or `venv` holding `pyvenv.cfg` in its folder),
+    else None. Not one above it: a repository's top-level venv is often a tool's own (lintel's fixtures sit under
+    lintel's), not the nested project's."""
+    for name in (".venv", "venv"):
+        if (root / name / "pyvenv.cfg").is_file() and (root / name / "bin" / "python").exists():
+            return str(root / name / "bin" / "python")
     return None
 
 
