@@ -344,7 +344,7 @@ async def run_file_check(  # noqa: PLR0913 - keyword options of one call, passed
     workspace = workspace.resolve()
     settings = config.languages.get(project.language)
     override = settings.argv_for(check)
-    if not override and unused_tool(project, check):
+    if not override and project.problem is None and unused_tool(project, check):
         return None  # a tool the project does not use (no prettier): nothing to say about the file
     if override:
         # The user's command: given the file where it says `{files}`, else run whole for the file's findings.
@@ -392,7 +392,7 @@ async def run_planned(
     project, spec = planned.project, planned.spec
     argv = [*spec.argv, *extra_args]
     label = check or spec.check
-    if planned.not_configured:
+    if planned.not_configured and project.problem is None:  # what a project unread uses cannot be known
         return not_configured_result(planned, label)
     result = RunResult(
         language=project.language, check=label, tool=spec.tool, argv=argv, cwd=project.root, status="not_checked"

@@ -202,6 +202,7 @@ def test_module_without_packages_is_not_checked(tmp_path: Path) -> None:
     require_go()
     require_tool("golangci-lint")
     (tmp_path / "go.mod").write_text("module example.com/empty\n\ngo 1.25\n", encoding="utf-8")
+    (tmp_path / ".golangci.yml").write_text('version: "2"\n', encoding="utf-8")  # the module uses golangci-lint
     code, report = lintel_json("check", str(tmp_path), "--only", "lint,typecheck,test")
     assert code == 3
     statuses = {r["check"]: (r["status"], r["exitCode"]) for r in report["runs"]}
@@ -292,6 +293,7 @@ def test_a_module_that_needs_go_mod_tidy_is_one_build_error_at_go_mod(tmp_path: 
     require_go()
     require_tool("golangci-lint")
     module = write_module_needing_tidy(tmp_path)
+    (module / ".golangci.yml").write_text('version: "2"\n', encoding="utf-8")  # the module uses golangci-lint
     by_hand = run_tool(["go", "vet", "./..."], cwd=module)
     assert (by_hand.returncode, by_hand.stderr) == (1, "go: updates to go.mod needed; to update it:\n\tgo mod tidy\n")
 
@@ -309,3 +311,25 @@ def test_a_module_that_needs_go_mod_tidy_is_one_build_error_at_go_mod(tmp_path: 
     assert run_tool(["go", "mod", "tidy"], cwd=module).returncode == 0
     code, report = lintel_json("check", str(module), "--only", "lint,typecheck,test")
     assert (code, report["issues"]) == (0, [])
+
+
+def test_golangci_lint_is_the_lint_of_a_module_that_uses_it(tmp_path: Path) -> None:
+    """google/uuid (its CI runs go test alone) got golangci-lint's default linters as its verdict, exit 1 on a
+    repository green in its CI (real-repository run, F5): without a .golangci config, a Makefile or pre-commit
+    hook or a CI step that runs it, lint is `not configured` and the exit code is the other checks'."""
+    require_go()
+    (tmp_path / "go.mod").write_text("module example.com/m\n\ngo 1.22\n", encoding="utf-8")
+    (tmp_path / "m.go").write_text('package m\n\nimport "os"\n\nfunc F() { os.Remove("x") }\n', encoding="utf-8")
+    code, report = lintel_json("check", str(tmp_path), "--only", "lint,typecheck")
+    statuses = {r["check"]: r["status"] for r in report["runs"]}
+    assert statuses == {"lint": "not_configured", "typecheck": "clean"}
+    assert "golangci" in report["runs"][0]["reason"]
+    assert code == 0
+    require_tool("golangci-lint")
+    (tmp_path / ".git" / "x").parent.mkdir()
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    (workflows / "ci.yml").write_text("jobs:\n  lint:\n    steps:\n      - run: golangci-lint run\n", encoding="utf-8")
+    code, report = lintel_json("check", str(tmp_path), "--only", "lint")
+    assert [(i["rule"], i["line"]) for i in report["issues"]] == [("errcheck", 5)]
+    assert code == 1

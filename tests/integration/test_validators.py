@@ -130,7 +130,7 @@ def test_the_progress_line_of_a_validator_names_it(tmp_path: Path) -> None:
     from tests.helpers import run_lintel
 
     (tmp_path / "lintel.toml").write_text('[[validators]]\nid = "small"\nrun = "echo broken; exit 1"\n')
-    proc = run_lintel("check", str(tmp_path))
+    proc = run_lintel("check", str(tmp_path), "--progress")
     assert proc.returncode == 1
     [line] = [line for line in proc.stderr.splitlines() if "small" in line and "running" not in line]
     assert line.startswith("lintel: validator small findings in "), line

@@ -30,6 +30,7 @@ from lintel.languages.base import (
     Workspace,
     project_relpath,
 )
+from lintel.languages.evidence import folders_up, mentions
 from lintel.languages.members import expand_members
 
 log = logging.getLogger(__name__)
@@ -322,6 +323,35 @@ def _go_work_root(ancestors: list[Path], nearest: Path | None) -> Path | None:
     return next((folder for folder in ancestors if (folder / "go.work").is_file()), None)
 
 
+_GOLANGCI_CONFIGS = tuple(f".golangci.{ext}" for ext in ("yml", "yaml", "toml", "json"))
+_GOLANGCI_RUNNERS = ("Makefile", "justfile", "Taskfile.yml", ".pre-commit-config.yaml")
+
+
+def not_configured(project: Project, check: CheckName) -> str | None:
+    """golangci-lint is the lint of a module that uses it: a `.golangci.*` in the module or above it up to the
+    repository's top (golangci-lint looks there), or a Makefile, justfile, Taskfile, pre-commit hook or CI workflow
+    that runs it. Its default linters on a module that never chose them (google/uuid: its CI runs go test alone)
+    are not the project's verdict. go vet, go test and gofmt ship with Go: always configured."""
+    if check != "lint":
+        return None
+    folders = folders_up(project.root)
+    for folder in folders:
+        if any((folder / name).is_file() for name in _GOLANGCI_CONFIGS):
+            return None
+        if any("golangci-lint" in _text(folder / name) for name in _GOLANGCI_RUNNERS):
+            return None
+    if any(mentions(folders[-1], "golangci-lint")):
+        return None
+    return "no golangci-lint in this module (no .golangci.yml, Makefile target, pre-commit hook or CI step)"
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
 LANGUAGE = LanguageSpec(
     name="go",
     # A folder with only a go.work is a project too: the root its modules are checked together from.
@@ -335,4 +365,5 @@ LANGUAGE = LanguageSpec(
     extra_filetypes=("gomod",),
     order=10,
     workspace=workspace,
+    not_configured=not_configured,
 )

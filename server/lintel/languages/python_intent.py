@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lintel.languages.base import CheckName, Project
+from lintel.languages.evidence import folders_up
 from lintel.tomlread import read_toml
 
 TYPE_CHECKERS = ("mypy", "basedpyright", "pyright")
@@ -62,18 +63,9 @@ def not_configured(project: Project, check: CheckName) -> str | None:
     or black); ruff lints every Python project, pytest runs its tests."""
     if check == "typecheck" and not typecheckers_used(project.root):
         return "no type checker in this project (no mypy or pyright config, dependency or pre-commit hook)"
-    if check == "format" and not any(tools_used(folder) & set(FORMATTERS) for folder in _folders_up(project.root)):
+    if check == "format" and not any(tools_used(folder) & set(FORMATTERS) for folder in folders_up(project.root)):
         return "no formatter in this project (no ruff or black config, dependency or pre-commit hook)"
     return None
-
-
-def _folders_up(root: Path) -> list[Path]:
-    """The project's folder and those above it up to the repository's top (ruff reads the nearest configuration
-    above a file: a workspace root's `[tool.ruff]` formats its members); only the project's own folder outside a
-    repository."""
-    folders = [root, *root.parents]
-    top = next((i for i, f in enumerate(folders) if (f / ".git").exists()), None)
-    return folders[: top + 1] if top is not None else [root]
 
 
 def _requirement_name(requirement: str) -> str | None:

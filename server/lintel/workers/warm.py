@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from lintel.checks import RunResult, issue_file_name, plan_spec, sort_issues, timeout_for
+from lintel.checks import RunResult, issue_file_name, plan_spec, sort_issues, timeout_for, unused_tool
 from lintel.config import LintelConfig
 from lintel.issues import SOURCE_LINES_MAX_BYTES, Issue, LineReader, SourceLines, finalize_issues
 from lintel.languages import Project, project_relpath
@@ -67,6 +67,21 @@ class _Program:
 _programs: WeakKeyDictionary[WorkerPool, dict[tuple[Path, str, str], _Program]] = WeakKeyDictionary()
 
 
+_unused: WeakKeyDictionary[WorkerPool, dict[tuple[Path, str], tuple[float, bool]]] = WeakKeyDictionary()
+
+
+def _unused_lint(pool: WorkerPool, project: Project) -> bool:
+    """Whether the project does not use its language's linter, read from its files at most every PROGRAM_SECONDS
+    (a save must not re-read pyproject.toml and the CI files)."""
+    memo = _unused.setdefault(pool, {})
+    key = (project.root, project.language)
+    now = time.monotonic()
+    known = memo.get(key)
+    if known is None or now - known[0] > PROGRAM_SECONDS:
+        known = memo[key] = (now, unused_tool(project, "lint") is not None)
+    return known[1]
+
+
 def warm_target(
     pool: WorkerPool, project: Project, file: Path, *, workspace: Path, config: LintelConfig, from_buffer: bool
 ) -> WarmTarget | None:
@@ -77,6 +92,7 @@ def warm_target(
         "lint" not in project.spec.checks
         or config.languages.get(project.language).argv_for("lint")
         or project.problem is not None  # the CLI run reports it
+        or _unused_lint(pool, project)  # the project does not use the linter: no lint at all (the CLI path says so)
     ):
         return None
     scope = project.spec.file_scope(project, "lint", file, from_buffer)
