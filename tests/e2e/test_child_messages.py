@@ -16,6 +16,7 @@ from lsprotocol import types
 
 from tests.e2e.conftest import Start
 from tests.e2e.nav_support import QUIET
+from tests.e2e.test_raw_requests import FRAMING
 
 # The texts rust-analyzer sends (ra_ap_rust-analyzer 0.0.348, main_loop.rs and global_state.rs), then the
 # user's own kind of messages, then a marker that all were sent.
@@ -29,28 +30,10 @@ TOLD = [
     (4, "fake: all told"),
 ]
 
-FAKE_SERVER = f"""
-import json, sys
-
+FAKE_SERVER = (
+    FRAMING
+    + f"""
 TOLD = {TOLD!r}
-
-def read():
-    length = None
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return None
-        if line in (b"\\r\\n", b"\\n"):
-            break
-        name, _, value = line.decode("ascii").partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value)
-    return json.loads(sys.stdin.buffer.read(length))
-
-def write(message):
-    body = json.dumps(message).encode()
-    sys.stdout.buffer.write(b"Content-Length: %d\\r\\n\\r\\n" % len(body) + body)
-    sys.stdout.buffer.flush()
 
 while (message := read()) is not None:
     method, msg_id = message.get("method"), message.get("id")
@@ -64,6 +47,7 @@ while (message := read()) is not None:
     elif msg_id is not None and method is not None:
         write({{"jsonrpc": "2.0", "id": msg_id, "result": None}})
 """
+)
 
 
 async def test_only_errors_and_warnings_for_the_user_pop_up_at_their_own_type(start: Start, tmp_path: Path) -> None:

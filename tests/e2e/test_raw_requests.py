@@ -31,7 +31,8 @@ MODELS = "src/inventory/models.py"
 
 # A language server that tells (window/showMessage, which lintel logs to the editor) what it receives,
 # never answers a definition request and answers hover with a fixed text.
-FAKE_SERVER = r"""
+# JSON-RPC framing over stdio for the fake servers of the e2e tests (a script's text, not lintel's code).
+FRAMING = r"""
 import json, sys
 
 def read():
@@ -52,6 +53,11 @@ def write(message):
     sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
     sys.stdout.buffer.flush()
 
+"""
+
+FAKE_SERVER = (
+    FRAMING
+    + r"""
 def tell(text):
     write({"jsonrpc": "2.0", "method": "window/showMessage", "params": {"type": 3, "message": text}})
 
@@ -71,6 +77,7 @@ while (message := read()) is not None:
     elif msg_id is not None and method is not None:
         write({"jsonrpc": "2.0", "id": msg_id, "result": None})
 """
+)
 
 
 class WatchingClient(RecordingClient):

@@ -70,11 +70,19 @@ def did_open(file: Path) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": document}}
 
 
+async def end_session(editor: Raw, proc: asyncio.subprocess.Process) -> None:
+    """`shutdown` and `exit` from the editor: the server exits 0."""
+    editor.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    assert (await editor.answer_to(2))["result"] is None
+    editor.send({"jsonrpc": "2.0", "method": "exit"})
+    assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+
+
 async def closed(raw: Raw) -> bool:
     """True when the server closes the connection (EOF) within the timeout."""
     try:
         return await asyncio.wait_for(raw.reader.read(), TIMEOUT) == b""
-    except ConnectionResetError:
+    except (ConnectionResetError, BrokenPipeError):
         return True
 
 
@@ -133,10 +141,7 @@ async def test_a_client_without_the_token_runs_nothing_and_the_editor_still_gets
         second = await open_raw(port)
         second.send(initialize(workspace, 7, {"token": TOKEN}))
         assert "one editor" in (await second.answer_to(7))["error"]["message"]
-        editor.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
-        assert (await editor.answer_to(2))["result"] is None
-        editor.send({"jsonrpc": "2.0", "method": "exit"})
-        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+        await end_session(editor, proc)
     finally:
         await stop(proc)
 
@@ -158,10 +163,7 @@ async def test_silent_and_closed_connections_leave_the_listener_to_the_editor(tm
         assert (await editor.answer_to(1))["result"]["serverInfo"]["name"] == "lintel"
         assert proc.returncode is None
         silent.writer.close()
-        editor.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
-        assert (await editor.answer_to(2))["result"] is None
-        editor.send({"jsonrpc": "2.0", "method": "exit"})
-        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+        await end_session(editor, proc)
     finally:
         await stop(proc)
 

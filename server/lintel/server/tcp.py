@@ -32,6 +32,7 @@ HANDSHAKE_SECONDS = 10.0
 # Connections still to authenticate at once: past this, new ones are closed (a local user opening sockets
 # in a loop must not exhaust lintel's file descriptors).
 MAX_PENDING = 16
+_HANG_UP_SECONDS = 1.0
 _INVALID_REQUEST = -32600
 _NOT_INITIALIZED = -32002
 
@@ -156,6 +157,7 @@ class Connection(asyncio.Protocol):
         self._reader = MessageReader(self._first_messages, "a TCP client")
         self._timer: asyncio.TimerHandle | None = None
         self._authenticated = False
+        self._refused = False
         self._counted = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -171,7 +173,8 @@ class Connection(asyncio.Protocol):
         self._timer = asyncio.get_running_loop().call_later(HANDSHAKE_SECONDS, self._too_slow)
 
     def data_received(self, data: bytes) -> None:
-        self._reader.data_received(data)
+        if not self._refused:
+            self._reader.data_received(data)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._settle()
@@ -193,6 +196,18 @@ class Connection(asyncio.Protocol):
     def _close(self) -> None:
         if self._transport is not None:
             self._transport.close()
+
+    def _hang_up(self) -> None:
+        """Close after the refusal has reached the client: closing a socket whose input is unread (the client's
+        next messages) resets the connection, and a reset can drop the answer before the client reads it. So:
+        no more writes (EOF), the client's further bytes ignored, the socket closed a moment later."""
+        self._refused = True
+        transport = self._transport
+        if transport is None:
+            return
+        if transport.can_write_eof():
+            transport.write_eof()
+        asyncio.get_running_loop().call_later(_HANG_UP_SECONDS, transport.close)
 
     def _answer(self, msg_id: Any, code: int, message: str) -> None:
         if self._transport is not None and not self._transport.is_closing():
@@ -226,7 +241,7 @@ class Connection(asyncio.Protocol):
             peer = self._transport.get_extra_info("peername") if self._transport is not None else None
             log.warning("TCP: refused a client (%s): %s", peer, refusal)
             self._answer(msg_id, _INVALID_REQUEST, refusal)
-            self._close()
+            self._hang_up()
             return
         self._authenticated = True
         self._settle()
