@@ -24,6 +24,7 @@ from lintel.issues import (
     comparable_signature,
     finalize_issues,
     make_issue,
+    without_path_qualifiers,
 )
 from lintel.languages import (
     FILES_PLACEHOLDER,
@@ -169,15 +170,26 @@ def dedupe_issues(issues: Iterable[Issue]) -> list[Issue]:
     """One issue per (signature, column, rule), paths in messages aside: the same finding reported by two runs
     (rustc's in both clippy and cargo check, in either wording) is shown once. A compile error (kind `build`) is
     one problem whichever tool hit it — go test's build, go vet, golangci-lint's `typecheck` rule — so its rule
-    does not count."""
+    does not count; and a `build` issue at the place and in the words of a `typecheck` one is that one (go test
+    fails its build on vet's findings, printed as compile errors)."""
+    issues = list(issues)
+    # A type checker's finding that another tool's build also stopped on (go test runs vet's checks and fails its
+    # build on them, printed as compile errors): one problem, the type checker's.
+    checked = {_located(i) for i in issues if i.kind == "typecheck" and i.file is not None}
     seen: set[tuple[str, int | None, str | None]] = set()
     out: list[Issue] = []
     for issue in issues:
+        if issue.kind == "build" and _located(issue) in checked:
+            continue
         key = (comparable_signature(issue), issue.column, None if issue.kind == "build" else issue.rule)
         if key not in seen:
             seen.add(key)
             out.append(issue)
     return out
+
+
+def _located(issue: Issue) -> tuple[str | None, int | None, int | None, str]:
+    return (issue.file, issue.line, issue.column, without_path_qualifiers(issue.message))
 
 
 def sort_issues(issues: Iterable[Issue]) -> list[Issue]:

@@ -336,3 +336,14 @@ def test_a_linter_that_builds_first_gets_the_typecheck_time_unless_lint_is_set()
     assert timeout_for("lint", LintelConfig.model_validate({"timeouts": {"lint": 45}}), None, builds=True) == 45
     project = make_project("rust", Path("/nowhere"), ("Cargo.toml",))
     assert project.spec.tool_for(project, "lint").builds
+
+
+def test_a_build_failure_that_is_a_type_checkers_finding_is_that_finding() -> None:
+    """go test fails its build on vet's findings and prints them as compile errors (without the `# [pkg]` header
+    when the package's tests are an external package: tree-sitter-json's Go binding, real-repository run F14)."""
+    where = {"file": "bindings/go/v.go", "line": 6, "column": 22, "severity": "error"}
+    message = 'fmt.Sprintf format %d has arg "x" of wrong type string'
+    from_test = make_issue(kind="build", message=message, source="go test", **where)  # type: ignore[arg-type]
+    from_vet = make_issue(kind="typecheck", message=message, source="go vet", **where)  # type: ignore[arg-type]
+    compile_error = make_issue(kind="build", message="undefined: x", source="go test", **where)  # type: ignore[arg-type]
+    assert dedupe_issues([from_test, from_vet, compile_error]) == [from_vet, compile_error]
