@@ -11,12 +11,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from lintel.gitignore import is_ignored
 from lintel.languages.base import (
     NPX_NO_INSTALL,
     CheckName,
@@ -30,6 +32,7 @@ from lintel.languages.base import (
     Workspace,
     project_relpath,
 )
+from lintel.languages.evidence import folders_up
 from lintel.languages.members import expand_members
 from lintel.languages.node_intent import not_configured, prettier_targets, tsc_project
 from lintel.languages.nodesteps import chain_steps
@@ -204,7 +207,8 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
     if script is not None and script in project.scripts:
         return script_spec(project, check, script)
     if check == "lint":
-        return eslint_spec(manager, (".", "--format", "json"))
+        ignored = tuple(f"--ignore-pattern={name}/" for name in gitignored_folders(project.root))
+        return eslint_spec(manager, (".", "--format", "json", *ignored))
     if check == "typecheck":
         return ToolSpec(
             check="typecheck",
@@ -231,6 +235,23 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
         # What the project's own scripts give prettier (`prettier -c src test`): the files it formats, not `.`.
         return prettier_spec(manager, ("--check", *(prettier_targets(project.scripts) or (".",))))
     raise ValueError(f"unknown check {check!r} for node")
+
+
+def gitignored_folders(root: Path) -> list[str]:
+    """The project's top-level folders git ignores, node_modules aside (eslint skips it itself): `eslint .` reads
+    no .gitignore (flat config), so a Python `.venv` at a polyglot root, say, would be linted as the project's
+    JavaScript (tree-sitter-json: 22 errors in pip's vendored files)."""
+    top = folders_up(root)[-1]
+    try:
+        names = sorted(entry.name for entry in os.scandir(root) if entry.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
+    prefix = root.relative_to(top).as_posix() if root != top else ""
+    return [
+        name
+        for name in names
+        if name != "node_modules" and is_ignored(top, f"{prefix}/{name}" if prefix else name, True)
+    ]
 
 
 def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bool) -> FileScope:
