@@ -14,6 +14,8 @@ from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_tool,
 
 def project(tmp_path: Path, marker: str = "go.mod", config: str = "") -> Path:
     (tmp_path / marker).write_text("module example.com/x\n\ngo 1.22\n" if marker == "go.mod" else "")
+    if marker == "go.mod":  # a module that uses golangci-lint (else its lint is not configured)
+        (tmp_path / ".golangci.yml").write_text('version: "2"\n')
     if config:
         (tmp_path / "lintel.toml").write_text(config)
     return tmp_path
