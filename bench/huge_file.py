@@ -1,4 +1,4 @@
-"""One huge single-line Python file opened in `lintel serve` (issue 26, 6): how long a request sent right after the
+"""One huge single-line Python file opened in `lintel serve`: how long a request sent right after the
 didOpen waits, and lintel's RSS before and after.
 
     python bench/huge_file.py [--mb 20] [--content statements|string] [--hover]

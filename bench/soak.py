@@ -772,7 +772,7 @@ def slopes(soak: Soak) -> dict[str, Any]:
     warm = [s for s in soak.samples if s.at >= min(120.0, soak.minutes * 30)]
     # Each live child holds 3-4 of lintel's fds (its pidfd and pipes): a sample taken while the slow typecheck
     # runs has 3 more than one taken between runs, and a least-squares line over a few such points reads as a
-    # drift of ~±1 fd a minute (issue 26). The floor of each minute — lintel between runs — is what a leak moves.
+    # drift of ~±1 fd a minute. The floor of each minute — lintel between runs — is what a leak moves.
     floors: dict[int, int] = {}
     for s in warm:
         if s.at < soak.minutes * 60:  # not the sample taken as the load stops

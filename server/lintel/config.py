@@ -154,8 +154,8 @@ class EditorSettings(_Model):
     # Files above this size (KiB) are not sent to language servers: one 20 MB file slowed every other file's
     # hover for seconds. 0: no limit.
     max_forwarded_file_kb: int = Field(4096, ge=0, le=1_048_576)
-    # Files above this size (KiB) are not linted or format-checked on open, change or save: a 20 MB one-line file
-    # took ruff seconds and lintel ~120 MB of copies of its text, for findings no one reads. 0: no limit.
+    # Files above this size (KiB) are not linted or format-checked on open, change or save: a huge generated file
+    # costs the tool seconds and lintel several copies of its text, for findings no one reads. 0: no limit.
     max_lint_file_kb: int = Field(4096, ge=0, le=1_048_576)
     # Lint through a warm worker per (tool, project root) where the tool has one (eslint): the CLI's findings
     # without starting the tool on every save; any failure falls back to the CLI (docs/design.md, "Warm workers").

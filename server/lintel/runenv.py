@@ -3,7 +3,7 @@
 
 No colour variable is added anywhere: a test run or a package.json script runs the project's own code, and a
 CLI library's FORCE_COLOR tests or an app printing through `rich` must see what the user's shell gives them
-(lintel's NO_COLOR=1 / FORCE_COLOR=0 / CLICOLOR=0 failed such tests, issue 25). Plain text for the parsers
+(lintel's NO_COLOR=1 / FORCE_COLOR=0 / CLICOLOR=0 failed such tests). Plain text for the parsers
 comes from the tools' machine formats (JSON, junit XML, TAP, `--message-format=json`) and from
 `lintel.parsers.common.clean`, which every text parser reads through.
 """

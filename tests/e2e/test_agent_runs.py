@@ -188,7 +188,7 @@ async def test_a_go_subtest_that_does_not_exist_is_refused_and_not_recorded(star
     require_toolchain("go")
     editor = await start("go")
 
-    # go test -run '^TestGreeting$/^\($' passes, running TestGreeting alone (issue 26: it answered ok: true).
+    # go test -run '^TestGreeting$/^\($' passes, running TestGreeting alone (it answered ok: true).
     refused = await error_of(editor, "lintel.runTests", {"tests": ["TestGreeting/("]})
 
     assert (refused.code, refused.message) == (

@@ -1,4 +1,4 @@
-"""A file above editor.maxLintFileKb (issue 26, 6): not linted or format-checked on open, change or save, said once,
+"""A file above editor.maxLintFileKb: not linted or format-checked on open, change or save, said once,
 while the server answers everything else; below the limit again, it is linted as before. (A 20 MB one-line file
 took ruff seconds and lintel ~120 MB of copies of its text: bench/huge_file.py.)"""
 

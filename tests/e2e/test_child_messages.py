@@ -1,4 +1,4 @@
-"""A child language server's window/showMessage (issue 25): a pop-up only for what the user can act on — an Error
+"""A child language server's window/showMessage: a pop-up only for what the user can act on — an Error
 or a Warning, at the child's own type — and never for its chatter (rust-analyzer's "overly long loop turn took
 113ms", which builds from source send as an Error); Info, Log and the chatter go to the log (window/logMessage).
 

@@ -444,7 +444,7 @@ async def test_untrusted_workspace_runs_nothing(start: Start, tmp_path: Path) ->
 
 
 async def test_trust_withheld_in_nested_settings_runs_nothing(start: Start, tmp_path: Path) -> None:
-    """Issue 26, 6: `{"settings": {"trusted": false}}` (VS Code's python-tools template nests its options so) was
+    """`{"settings": {"trusted": false}}` (VS Code's python-tools template nests its options so) was
     trusted, and ran the configured lint command."""
     marker = tmp_path / "a-tool-ran"
     tool = [sys.executable, "-c", MARKER_TOOL, str(marker)]

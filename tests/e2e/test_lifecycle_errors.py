@@ -93,7 +93,7 @@ async def test_requests_outside_the_lifecycle_are_answered_with_the_lsp_errors(t
         answer = await raw.answer_to(5)
         assert answer["error"]["code"] == INVALID_REQUEST
         assert "shutting down" in answer["error"]["message"]
-        raw.send({"jsonrpc": "2.0", "id": 6, "method": "initialize", "params": init})  # issue 26, 4: was unanswered
+        raw.send({"jsonrpc": "2.0", "id": 6, "method": "initialize", "params": init})  # was unanswered
         answer = await raw.answer_to(6)
         assert answer["error"]["code"] == INVALID_REQUEST
         assert "shutting down" in answer["error"]["message"]

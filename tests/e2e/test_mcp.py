@@ -614,7 +614,7 @@ MALFORMED_REQUESTS: list[tuple[dict[str, Any], int]] = [
 
 
 def test_every_malformed_request_is_answered_and_the_server_stays_up(tmp_path: Path) -> None:
-    """Issue 26, 4: over the raw wire, each request with an id gets its JSON-RPC error; garbage, notifications
+    """Over the raw wire, each request with an id gets its JSON-RPC error; garbage, notifications
     and an unterminated line are dropped; a ping after all of them is answered."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "lintel", "mcp", "--root", str(tmp_path)],

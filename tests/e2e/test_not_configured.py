@@ -1,4 +1,4 @@
-"""A check the project does not use, asked for by name (issue 25, item 3): `lintel.typecheck` and MCP `run_typecheck`
+"""A check the project does not use, asked for by name: `lintel.typecheck` and MCP `run_typecheck`
 on mono-services/web (JavaScript, no TypeScript, no prettier) answer a `not_configured` result, `ok: true`, with the
 reason and nothing run — not an error, not a missing tool (docs/design.md, "Checks the project does not use")."""
 

@@ -1,4 +1,4 @@
-"""`lintel serve --tcp` (issue 26, 1): only a client presenting the server's token drives it. Another local user
+"""`lintel serve --tcp`: only a client presenting the server's token drives it. Another local user
 who finds the port gets refusals and runs nothing; silent, closed and refused connections leave the listener
 serving the editor; non-loopback hosts and readable token files are refused at the start."""
 

@@ -1,4 +1,4 @@
-"""A file in a folder lintel may not read, opened in the editor (issue 26, 5), with `lintel serve` run as a user
+"""A file in a folder lintel may not read, opened in the editor, with `lintel serve` run as a user
 that may not read it: one message saying so, and no traceback (Python before 3.14 raises PermissionError from
 `Path.is_dir` there, in the project and language-server lookups)."""
 

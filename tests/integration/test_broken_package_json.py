@@ -1,4 +1,4 @@
-"""A package.json that is not JSON (issue 26, 6): `lintel detect`, `lintel check` and runScript say so, naming the
+"""A package.json that is not JSON: `lintel detect`, `lintel check` and runScript say so, naming the
 file and the JSON error, instead of treating the project as one without scripts."""
 
 from __future__ import annotations

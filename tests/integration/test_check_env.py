@@ -1,4 +1,4 @@
-"""lintel's own environment never reaches the code under test (issue 25): the env-python, env-node, env-go and
+"""lintel's own environment never reaches the code under test: the env-python, env-node, env-go and
 env-rust fixtures' tests check colour behaviour (FORCE_COLOR, CLICOLOR_FORCE) and that NO_COLOR / FORCE_COLOR /
 CLICOLOR / CI are what their runner was started with. They pass under lintel's test run (the CLI, lintel.runTests
 whole and a subset, lintel.runScript) exactly as under the tool run by hand. Before, lintel added NO_COLOR=1,

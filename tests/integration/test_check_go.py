@@ -315,7 +315,7 @@ def test_a_module_that_needs_go_mod_tidy_is_one_build_error_at_go_mod(tmp_path: 
 
 def test_golangci_lint_is_the_lint_of_a_module_that_uses_it(tmp_path: Path) -> None:
     """google/uuid (its CI runs go test alone) got golangci-lint's default linters as its verdict, exit 1 on a
-    repository green in its CI (real-repository run, F5): without a .golangci config, a Makefile or pre-commit
+    repository green in its CI: without a .golangci config, a Makefile or pre-commit
     hook or a CI step that runs it, lint is `not configured` and the exit code is the other checks'."""
     require_go()
     (tmp_path / "go.mod").write_text("module example.com/m\n\ngo 1.22\n", encoding="utf-8")

@@ -1,4 +1,4 @@
-"""A package.json script's exit code is the floor of the verdict (issue 25), with the real eslint and prettier of
+"""A package.json script's exit code is the floor of the verdict, with the real eslint and prettier of
 tests/workspaces/node-chained (installed by scripts/setup-dev): `"lint": "eslint . && prettier -c src test"`
 with one eslint warning and one file prettier would reformat, and `"test": "npm run lint && node --test"`.
 

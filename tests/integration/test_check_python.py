@@ -173,7 +173,7 @@ def _project_with_a_venv_package(root: Path, config: str) -> None:
     [("basedpyright", '[tool.basedpyright]\ntypeCheckingMode = "standard"'), ("mypy", "[tool.mypy]\nstrict = true")],
 )
 def test_the_type_checker_sees_the_projects_venv(tmp_path: Path, tool: str, config: str) -> None:
-    """F2 of the real-repository run: pyright took the first python on PATH (lintel's own), so every import from
+    """Pyright took the first python on PATH (lintel's own), so every import from
     the project's venv "could not be resolved"; with the venv active, as the project's CI runs it, all is clean."""
     require_tool(tool)
     root = tmp_path / "app"

@@ -91,7 +91,7 @@ def test_tool_failure_without_findings_is_not_checked(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", [["detect"], ["detect", "--json"], ["check"]])
 def test_a_pyproject_not_toml_is_exit_2_naming_the_file_line_and_why(tmp_path: Path, command: list[str]) -> None:
-    """Issue 26, 6: `lintel detect` exited 2 with `(file): cannot read pyproject.toml: … (the default is used)`."""
+    """`lintel detect` exited 2 with `(file): cannot read pyproject.toml: … (the default is used)`."""
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = \n')
     proc = run_lintel(*command, str(tmp_path))
     assert proc.returncode == 2

@@ -1,4 +1,4 @@
-"""`lintel check` checks what the project checks (issue 25, item 3), with the real tools: a check whose tool the
+"""`lintel check` checks what the project checks, with the real tools: a check whose tool the
 project does not use is `not configured` and leaves the exit code alone; mypy checks the files the project names;
 example projects are left out; prettier checks the folders the project's own script names."""
 

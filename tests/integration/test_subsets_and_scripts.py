@@ -1,4 +1,4 @@
-"""lintel.runTests {tests} and lintel.runScript with the real runners and package managers (issue 26, 5): a
+"""lintel.runTests {tests} and lintel.runScript with the real runners and package managers: a
 name that matches no test is an error, never a pass (go test passes when its `-run` matches nothing); a
 parametrize id holding `::` is run (pytest); a script's name and arguments reach the script as given (npm,
 pnpm)."""

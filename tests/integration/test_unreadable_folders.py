@@ -1,4 +1,4 @@
-"""`lintel check` on a workspace with a folder it may not read, run as a user that may not (issue 26, 5): the
+"""`lintel check` on a workspace with a folder it may not read, run as a user that may not: the
 folder is a check that did not run — reported, exit 3 when nothing else fails — never skipped as if the
 workspace were clean."""
 

@@ -76,7 +76,7 @@ def test_passing_validator_is_ok(tmp_path: Path) -> None:
 
 
 def test_a_validator_sees_the_users_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 25: no NO_COLOR / FORCE_COLOR / CLICOLOR of lintel's reaches the command (a contract test's own)."""
+    """No NO_COLOR / FORCE_COLOR / CLICOLOR of lintel's reaches the command (a contract test's own)."""
     monkeypatch.setenv("FORCE_COLOR", "1")
     for name in ("NO_COLOR", "CLICOLOR", "CARGO_TERM_COLOR"):
         monkeypatch.delenv(name, raising=False)
@@ -126,7 +126,7 @@ def test_cli_runs_configured_validators_by_default(tmp_path: Path) -> None:
 
 
 def test_the_progress_line_of_a_validator_names_it(tmp_path: Path) -> None:
-    """Issue 26, 6: it read `lintel: None validators (small) findings`."""
+    """It read `lintel: None validators (small) findings`."""
     from tests.helpers import run_lintel
 
     (tmp_path / "lintel.toml").write_text('[[validators]]\nid = "small"\nrun = "echo broken; exit 1"\n')

@@ -203,7 +203,7 @@ def _env_echo(tmp_path: Path) -> PlannedCheck:
 async def test_the_users_environment_is_kept_with_no_colour_variable_added(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 25: lintel's NO_COLOR=1 / FORCE_COLOR=0 / CLICOLOR=0 reached the code under test and failed a CLI
+    """lintel's NO_COLOR=1 / FORCE_COLOR=0 / CLICOLOR=0 reached the code under test and failed a CLI
     library's colour tests; a run sees the user's environment, and a default only where it has none."""
     monkeypatch.setenv("CI", "false")
     monkeypatch.setenv("FORCE_COLOR", "1")
@@ -327,8 +327,8 @@ async def test_exit_zero_with_output_no_parser_reads_is_passed_not_clean(tmp_pat
 
 
 def test_a_linter_that_builds_first_gets_the_typecheck_time_unless_lint_is_set() -> None:
-    """clippy's first run on a new machine is a build (the real-repository run: 30 s timed out, cargo check took
-    46 s); a user's own `timeouts.lint` still decides."""
+    """clippy's first run on a new machine is a build, longer than the lint timeout; a user's own `timeouts.lint`
+    still decides."""
     default = LintelConfig()
     assert timeout_for("lint", default, None, builds=True) == 300
     assert timeout_for("lint", default, None) == 30
@@ -340,7 +340,7 @@ def test_a_linter_that_builds_first_gets_the_typecheck_time_unless_lint_is_set()
 
 def test_a_build_failure_that_is_a_type_checkers_finding_is_that_finding() -> None:
     """go test fails its build on vet's findings and prints them as compile errors (without the `# [pkg]` header
-    when the package's tests are an external package: tree-sitter-json's Go binding, real-repository run F14)."""
+    when the package's tests are an external package: tree-sitter-json's Go binding)."""
     where = {"file": "bindings/go/v.go", "line": 6, "column": 22, "severity": "error"}
     message = 'fmt.Sprintf format %d has arg "x" of wrong type string'
     from_test = make_issue(kind="build", message=message, source="go test", **where)  # type: ignore[arg-type]

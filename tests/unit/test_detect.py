@@ -112,7 +112,7 @@ def test_package_scripts(tmp_path: Path) -> None:
 
 
 def test_unreadable_package_json_is_a_problem_not_a_project_without_scripts(tmp_path: Path) -> None:
-    """Issue 26, 6: it was read as "no scripts", and each check ran as if package.json were empty."""
+    """It was read as "no scripts", and each check ran as if package.json were empty."""
     (tmp_path / "package.json").write_text('{"scripts": {"test": "jest",}}')
     project = detect(tmp_path)[0]
     assert project.language == "node"

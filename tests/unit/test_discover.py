@@ -169,7 +169,7 @@ def test_folders_git_ignores_are_not_entered(tmp_path: Path) -> None:
 
 def test_crates_under_a_crates_tests_folder_are_its_test_data(tmp_path: Path) -> None:
     """xshell's `tests/data/*` crates, built by its own tests: checking them beside those tests raced the tests'
-    builds in the same folders (real-repository run, F12). Another language's project there still counts, and so
+    builds in the same folders. Another language's project there still counts, and so
     does a crate named as a workspace member or with `projects.examples`."""
     (tmp_path / "Cargo.toml").write_text('[package]\nname = "x"\nversion = "0.1.0"\n')
     touch(tmp_path, "tests/data/baseline/Cargo.toml", "tests/e2e/package.json", "crates/a/Cargo.toml")

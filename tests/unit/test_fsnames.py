@@ -1,4 +1,4 @@
-"""File names that are not UTF-8 (issue 26, 6): printed as U+FFFD in every format, now kept exact: recovered from
+"""File names that are not UTF-8: printed as U+FFFD in every format, now kept exact: recovered from
 the disk where a tool printed the lossy form, then written as each format can carry them."""
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ def test_fingerprint_without_readable_source_uses_message(tmp_path: Path) -> Non
 
 
 def test_the_findings_of_one_long_line_read_and_hash_it_once_per_rule() -> None:
-    """Issue 26, 6: a 20 MB one-line file gives ruff an E702 every 7 bytes; each finding normalised and hashed the
+    """A 20 MB one-line file gives ruff an E702 every 7 bytes; each finding normalised and hashed the
     whole line again. Same fingerprints, one read per (kind, file, rule, line)."""
     line = "x = 1; " * 10_000
     reads: list[tuple[str, int]] = []

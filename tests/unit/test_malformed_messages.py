@@ -1,4 +1,4 @@
-"""Malformed messages from the editor (issue 26, 6): each is one line of log, never a traceback, and a request
+"""Malformed messages from the editor: each is one line of log, never a traceback, and a request
 among them is answered; the server serves on."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every parser reads coloured text as it reads plain text (issue 25): lintel no longer asks tools for plain output
+"""Every parser reads coloured text as it reads plain text: lintel no longer asks tools for plain output
 through NO_COLOR / FORCE_COLOR=0, and a user's FORCE_COLOR=1 or CARGO_TERM_COLOR=always reaches them, so the
 colour codes come off in the parsers (`lintel.parsers.common.clean`, the one helper).
 

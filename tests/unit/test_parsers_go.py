@@ -597,7 +597,7 @@ def test_a_go_toolchain_older_than_the_module_asks_is_not_checked(tool: str, par
 
 def test_a_vet_finding_that_fails_go_tests_build_is_go_vets_issue() -> None:
     """go test runs vet first and fails the build on a finding (under `# [pkg]`): the same issue go vet reports,
-    so `lintel check` shows it once (the real-repository run reported a Printf misuse twice: F14)."""
+    so `lintel check` shows it once (a Printf misuse was reported twice)."""
     from_test, _ = parsed(parse_go_test, "go-test", "vet-failure")
     from_vet, _ = parsed(parse_go_vet, "go-vet", "printf")
     [issue] = from_test.issues

@@ -581,7 +581,7 @@ async def _wait_detached(pidfile: Path) -> int:
 
 
 async def test_cancel_ends_what_the_run_started_in_a_session_of_its_own(tmp_path: Path, spawned: list[int]) -> None:
-    """Issue 26, 2: the group kill cannot reach a setsid child; the run's cookie finds it."""
+    """The group kill cannot reach a setsid child; the run's cookie finds it."""
     pidfile = tmp_path / "pids"
     task = asyncio.create_task(
         run_shell(_DETACHES.format(pidfile=pidfile), cwd=tmp_path, kill_grace=0.5, on_start=spawned.append)

@@ -109,7 +109,7 @@ def test_expected_request_errors_are_one_info_line_and_faults_keep_their_traceba
 
 
 def test_pygls_s_traceback_for_an_unreadable_message_is_dropped(caplog: pytest.LogCaptureFixture) -> None:
-    """Issue 26, 6: pygls logged cattrs's whole exception tree for each malformed message (3.3 MB for 2,000);
+    """pygls logged cattrs's whole exception tree for each malformed message (3.3 MB for 2,000);
     lintel logs each in one line where it reads it."""
     assert '"Unable to deserialize message' in inspect.getsource(json_rpc.JsonRPCProtocol.structure_message)
     quiet_expected_errors()

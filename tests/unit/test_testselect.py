@@ -156,7 +156,7 @@ def test_go_identities_that_match_nothing_are_errors(tmp_path: Path, identity: s
 
 
 def test_go_a_package_path_that_leads_out_of_the_workspace_is_refused(tmp_path: Path) -> None:
-    """Issue 26, 3: `../..` in an import path, or a symlinked folder, must not run a package outside."""
+    """`../..` in an import path, or a symlinked folder, must not run a package outside."""
     project = project_of(tmp_path, "go")
     evil = tmp_path / "evil-go"
     evil.mkdir()

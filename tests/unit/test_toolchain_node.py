@@ -330,7 +330,7 @@ def test_scripts_that_run_each_other_in_a_circle_are_bounded(tmp_path: Path) -> 
 
 def test_eslint_dot_leaves_out_the_folders_git_ignores(tmp_path: Path) -> None:
     """`eslint .` with a flat config reads no .gitignore: tree-sitter-json's Python `.venv` at its polyglot root
-    was linted as the project's JavaScript (real-repository run, F13). node_modules is eslint's own to skip."""
+    was linted as the project's JavaScript. node_modules is eslint's own to skip."""
     (tmp_path / ".git").mkdir()
     (tmp_path / ".gitignore").write_text(".venv/\ndist\nnode_modules/\n*.log\n")
     for folder in (".venv", "dist", "node_modules", "src", "web/dist", "web/src"):

@@ -1,4 +1,4 @@
-"""Where initializationOptions grant trust (issue 26, 6): `trusted` and `settings.trusted` (the nesting of VS Code's
+"""Where initializationOptions grant trust: `trusted` and `settings.trusted` (the nesting of VS Code's
 python-tools template) both count; only `true`, or no value at all, grants it."""
 
 from __future__ import annotations

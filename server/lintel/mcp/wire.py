@@ -2,9 +2,9 @@
 
 The SDK answers a request only once it has parsed into a JSON-RPC request; a line that does not (another or no
 `jsonrpc`, `params` that are not an object, a `method` that is not a string) it drops, and the client waits
-forever (issue 26, 4: 274 of 1,048 fuzzed requests). Here each such request is answered with the JSON-RPC error
-it earns (-32700 parse error, -32600 invalid request, -32602 invalid params) and logged in one line; notifications
-and responses of that kind are dropped with a log line, as JSON-RPC says.
+forever. Here each such request is answered with the JSON-RPC error it earns (-32600 invalid request, -32602
+invalid params) and logged in one line; notifications, and lines that are not JSON (no id to answer), are dropped
+with a log line.
 """
 
 from __future__ import annotations

@@ -102,8 +102,8 @@ class Documents:
 
     def too_big(self, uri: str, folder: Folder, path: Path, text: str | None) -> bool:
         """Whether the file (`text`, else the file on disk) is above editor.maxLintFileKb: then it is not linted or
-        format-checked on open, change or save, and that is said once per file. A 20 MB one-line file took ruff
-        seconds and lintel ~120 MB of copies of its text (the worker's request, the lines of its diagnostics)."""
+        format-checked on open, change or save, and that is said once per file: a huge generated file costs the tool
+        seconds and lintel several copies of its text (the worker's request, the lines of its diagnostics)."""
         limit = folder.config.editor.max_lint_file_kb * 1024
         if not limit:
             return False

@@ -103,7 +103,7 @@ def _targets(ref: TestRef, project: Project, modules: list[tuple[str, Path]]) ->
             raise no_test(ref, project, f"no _test.go file in the project declares func {test.split('/')[0]}")
         return [(folder, test) for folder in folders]
     if any(part in (".", "..", "") for part in package.split("/")):
-        # An import path has no such element; as a folder it would lead out of the module (issue 26, 3).
+        # An import path has no such element; as a folder it would lead out of the module.
         raise BadArgument(f"test {ref.shown!r} names a package outside the workspace; lintel only runs inside it")
     folder = _folder_of(package, modules)
     if folder is None:
