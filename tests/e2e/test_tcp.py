@@ -21,6 +21,7 @@ from lintel.wire import MessageReader
 
 from tests.e2e.conftest import SERVER_COMMAND
 from tests.e2e.test_lifecycle_errors import INVALID_REQUEST, SERVER_NOT_INITIALIZED, TIMEOUT, Raw
+from tests.helpers import missing_tool
 
 _DRAINS: set[asyncio.Future[None]] = set()  # stderr readers, kept referenced until the loop ends
 TOKEN = "the-editors-own-token-0123456789abcdef"
@@ -188,16 +189,22 @@ async def test_the_token_file_lintel_writes_is_private_and_gone_after_the_sessio
         await stop(proc)
 
 
-# An interpreter another user can run (root's pyenv shims and venvs are not theirs to execute).
-SYSTEM_PYTHON = "/usr/bin/python3"
+def nobodys_python() -> str:
+    """An interpreter the user `nobody` can run (root's pyenv shims and venvs are not theirs to execute), for a
+    client run as that user through setpriv. Only root can switch users: anyone else skips, saying so."""
+    if os.geteuid() != 0:
+        pytest.skip("acting as another local user needs root (setpriv)")
+    if shutil.which("setpriv") is None:
+        missing_tool("setpriv is not installed (util-linux): the attack is run as another user")
+    for python in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if os.access(python, os.X_OK):
+            return python
+    missing_tool("no /usr/bin/python3 or /usr/local/bin/python3 that the user nobody can run")
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("setpriv") is None or not os.access(SYSTEM_PYTHON, os.X_OK),
-    reason="needs root, setpriv and /usr/bin/python3 to act as another user",
-)
 async def test_another_local_user_cannot_drive_the_server(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """The attack as it was run: the server as one user, the client as `nobody`, which cannot read the token."""
+    python = nobodys_python()
     # A folder every user can enter (pytest's own is 0700): only the token file's and its folder's modes keep
     # `nobody` out, as in the user's real runtime folder.
     shared = Path(tempfile.mkdtemp(prefix="lintel-tcp-"))
@@ -243,7 +250,7 @@ async def test_another_local_user_cannot_drive_the_server(tmp_path: Path, reques
                 "--reuid=nobody",
                 "--regid=nogroup",
                 "--clear-groups",
-                SYSTEM_PYTHON,
+                python,
                 str(client),
                 json.dumps(attack_options(marker)),
                 json.dumps(did_open(file)),
