@@ -9,9 +9,9 @@ from pathlib import Path
 
 
 def folders_up(root: Path) -> list[Path]:
-    """The project's folder and those above it up to the repository's top (ruff reads the nearest configuration
-    above a file: a workspace root's `[tool.ruff]` formats its members); only the project's own folder outside a
-    repository."""
+    """The project's folder and those above it up to the repository's top, where tools look for their
+    configuration (ruff, eslint, prettier, golangci-lint read the nearest one above a file); only the project's own
+    folder outside a repository."""
     folders = [root, *root.parents]
     top = next((i for i, f in enumerate(folders) if (f / ".git").exists()), None)
     return folders[: top + 1] if top is not None else [root]

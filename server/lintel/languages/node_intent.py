@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lintel.languages.base import CheckName, Project
+from lintel.languages.evidence import folders_up
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ def not_configured(project: Project, check: CheckName) -> str | None:
 def uses_typescript(project: Project) -> bool:
     """A tsconfig.json (where tsc looks for one: the project's folder or one above it), a jsconfig.json with
     `checkJs`, or `typescript` among the dependencies of the package (or of the workspace root above it)."""
-    for folder in _folders_up(project.root):
+    for folder in folders_up(project.root):
         if (folder / "tsconfig.json").is_file():
             return True
     if _checks_js(project.root / "jsconfig.json"):
@@ -100,7 +101,7 @@ def uses_typescript(project: Project) -> bool:
 def tsc_project(root: Path) -> tuple[str, ...]:
     """`-p jsconfig.json` for a JavaScript project type-checked through its jsconfig.json (`checkJs`) with no
     tsconfig.json where tsc looks: tsc alone reads only tsconfig.json (and prints its help without one)."""
-    if any((folder / "tsconfig.json").is_file() for folder in _folders_up(root)):
+    if any((folder / "tsconfig.json").is_file() for folder in folders_up(root)):
         return ()
     return ("-p", "jsconfig.json") if _checks_js(root / "jsconfig.json") else ()
 
@@ -108,7 +109,7 @@ def tsc_project(root: Path) -> tuple[str, ...]:
 def uses_prettier(project: Project) -> bool:
     """A prettier config file (in the project's folder or above, where prettier looks), `prettier` in a
     package.json, prettier among the dependencies, or a script that calls it."""
-    for folder in _folders_up(project.root):
+    for folder in folders_up(project.root):
         if any((folder / name).is_file() for name in PRETTIER_CONFIGS):
             return True
     for manifest in _manifests(project.root):
@@ -120,7 +121,7 @@ def uses_prettier(project: Project) -> bool:
 def uses_eslint(project: Project) -> bool:
     """An eslint config file (in the project's folder or above), `eslintConfig` in package.json, or eslint among
     the dependencies."""
-    for folder in _folders_up(project.root):
+    for folder in folders_up(project.root):
         if any((folder / name).is_file() for name in ESLINT_CONFIGS):
             return True
     return any("eslintConfig" in m or _depends_on(m, "eslint") for m in _manifests(project.root))
@@ -182,24 +183,10 @@ def _depends_on(manifest: Mapping[str, Any], package: str) -> bool:
 def _manifests(root: Path) -> Iterator[Mapping[str, Any]]:
     """The package's package.json and those above it up to the repository's top (a workspace root's
     devDependencies serve its packages)."""
-    for folder in _folders_up(root):
+    for folder in folders_up(root):
         data = _read_json(folder / "package.json")
         if data is not None:
             yield data
-
-
-def _folders_up(root: Path) -> Iterator[Path]:
-    """The project's folder and those above it, up to the repository's top (the folder holding `.git`); only the
-    project's folder when it is in no repository."""
-    folders = [root, *root.parents]
-    top = next((f for f in folders if (f / ".git").exists()), None)
-    if top is None:
-        yield root
-        return
-    for folder in folders:
-        yield folder
-        if folder == top:
-            return
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

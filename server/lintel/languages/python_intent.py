@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lintel.languages.base import CheckName, Project
-from lintel.languages.evidence import folders_up
+from lintel.languages.evidence import folders_up, lines_of
 from lintel.tomlread import read_toml
 
 TYPE_CHECKERS = ("mypy", "basedpyright", "pyright")
@@ -50,9 +50,9 @@ def tools_used(root: Path) -> set[str]:
     found |= {name for name, files in _CONFIG_FILES.items() if any((root / f).is_file() for f in files)}
     found |= {name.lower() for req in _requirements(document, tool) if (name := _requirement_name(req))}
     for path in _requirement_files(root):
-        found |= {m.group(1).lower() for line in _lines(path) if (m := _REQUIREMENT.match(line))}
+        found |= {m.group(1).lower() for line in lines_of(path) if (m := _REQUIREMENT.match(line))}
     for name in _RUNNER_FILES:
-        found |= {m.group(1) for line in _lines(root / name) for m in _MENTION.finditer(line)}
+        found |= {m.group(1) for line in lines_of(root / name) for m in _MENTION.finditer(line)}
     for env in _ENVIRONMENTS:
         found |= {name for name in names if (root / env / "bin" / name).is_file()}
     return found
@@ -110,10 +110,3 @@ def _strings(value: object) -> Iterable[str]:
 def _requirement_files(root: Path) -> list[Path]:
     files = sorted(root.glob("requirements*.txt")) + sorted(root.glob("requirements/*.txt"))
     return [f for f in files if f.is_file()]
-
-
-def _lines(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
