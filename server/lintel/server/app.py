@@ -34,11 +34,12 @@ from lintel.server.advertised import Advertised
 from lintel.server.notify import Notifier
 from lintel.server.session import Session
 from lintel.server.shared import RawNow
-from lintel.server.tcp import Gate, Token
 from lintel.wire import BatchWriter, MessageReader, encode
 
 if TYPE_CHECKING:
     from cattrs import Converter
+
+    from lintel.server.tcp import Token
 
 log = logging.getLogger(__name__)
 
@@ -258,6 +259,8 @@ class LintelServer(LanguageServer):
             self.shutdown()  # type: ignore[no-untyped-call]
 
     async def _serve_tcp(self, host: str, port: int, token: Token) -> None:
+        from lintel.server.tcp import Gate  # only --tcp needs it: not on the stdio path to the initialize answer
+
         loop = asyncio.get_running_loop()
         session = MessageReader(self._on_message, "the editor")
         gate = Gate(token.value, self._on_message, session)
