@@ -176,15 +176,17 @@ def dedupe_issues(issues: Iterable[Issue]) -> list[Issue]:
     # A type checker's finding that another tool's build also stopped on (go test runs vet's checks and fails its
     # build on them, printed as compile errors): one problem, the type checker's.
     checked = {_located(i) for i in issues if i.kind == "typecheck" and i.file is not None}
-    seen: set[tuple[str, int | None, str | None]] = set()
+    seen: dict[tuple[str, int | None, str | None], int] = {}
     out: list[Issue] = []
     for issue in issues:
         if issue.kind == "build" and _located(issue) in checked:
             continue
         key = (comparable_signature(issue), issue.column, None if issue.kind == "build" else issue.rule)
         if key not in seen:
-            seen.add(key)
+            seen[key] = len(out)
             out.append(issue)
+        elif issue.fixes and not out[seen[key]].fixes:  # the run that gave a fix for it keeps its fix
+            out[seen[key]] = replace(out[seen[key]], fixes=issue.fixes)
     return out
 
 

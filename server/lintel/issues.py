@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal, cast, get_args
 
+from lintel.fixes import Fix
 from lintel.positions import split_lines
 
 IssueKind = Literal["test", "lint", "typecheck", "build", "format", "contract", "timeout", "custom"]
@@ -63,6 +64,9 @@ class Issue:
     rule: str | None = None
     hint: str | None = None
     fingerprint: str = ""
+    # The tool's own fixes (lintel.fixes), and the page documenting the rule where the tool names one.
+    fixes: tuple[Fix, ...] = ()
+    url: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The wire shape of docs/design.md, Records: camelCase keys, absent optionals left out."""
@@ -82,8 +86,11 @@ class Issue:
             "endColumn": self.end_column,
             "rule": self.rule,
             "hint": self.hint,
+            "url": self.url,
         }
         out.update({k: v for k, v in optional.items() if v is not None})
+        if self.fixes:
+            out["fixes"] = [fix.to_json() for fix in self.fixes]
         return out
 
     @classmethod
@@ -104,7 +111,16 @@ class Issue:
             end_column=data.get("endColumn"),
             rule=data.get("rule"),
             hint=data.get("hint"),
+            fixes=_fixes_from_json(data.get("fixes")),
+            url=data.get("url") if isinstance(data.get("url"), str) else None,
         )
+
+
+def _fixes_from_json(value: Any) -> tuple[Fix, ...]:
+    if not isinstance(value, list):
+        return ()
+    fixes = (Fix.from_json(item) for item in value if isinstance(item, Mapping))
+    return tuple(fix for fix in fixes if fix is not None)
 
 
 @dataclass(frozen=True)
@@ -177,6 +193,8 @@ def make_issue(  # noqa: PLR0913 - the Issue record's optional fields, by keywor
     end_column: int | None = None,
     rule: str | None = None,
     hint: str | None = None,
+    fixes: Iterable[Fix | None] = (),
+    url: str | None = None,
 ) -> Issue:
     """Build an Issue with its signature. `file` must already be root-relative (see ParseContext)."""
     message = message.strip() or "(no message)"
@@ -194,6 +212,8 @@ def make_issue(  # noqa: PLR0913 - the Issue record's optional fields, by keywor
         end_column=_positive(end_column),
         rule=rule or None,
         hint=hint,
+        fixes=tuple(fix for fix in fixes if fix is not None),
+        url=url or None,
     )
 
 

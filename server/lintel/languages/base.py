@@ -73,6 +73,25 @@ class ScriptStep:
     script: str | None = None  # the script it comes from when the chain runs another (`npm run lint:js`)
 
 
+# In FixMode.stdin_argv, replaced by the path of the file whose text goes on stdin.
+FILE_PLACEHOLDER = "{file}"
+
+
+@dataclass(frozen=True)
+class FixMode:
+    """A tool's own fix mode (`ruff check --fix`, `eslint --fix`, `cargo clippy --fix`, `golangci-lint run --fix`):
+    what `lintel check --fix` runs, and what the editor's fix-all asks for one document's text."""
+
+    argv: tuple[str, ...]  # the fix run in place of ToolSpec.argv: same cwd, same targets; it writes the files
+    unsafe_args: tuple[str, ...] = ()  # added to argv for unsafe fixes too; empty: the tool's fix mode has none
+    # One file's fixed text from its current text on stdin, writing nothing ({file}: the file's path); empty when
+    # the tool has no such mode (the fixes of its findings are applied by lintel.fixes instead). How its stdout
+    # reads: "text", the fixed text itself (ruff), or "eslint-json", the `output` of eslint's JSON report.
+    stdin_argv: tuple[str, ...] = ()
+    stdin_unsafe_args: tuple[str, ...] = ()
+    stdin_output: Literal["text", "eslint-json"] = "text"
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     check: CheckName
@@ -96,6 +115,7 @@ class ToolSpec:
     # The tool compiles the project before it checks it (clippy, golangci-lint): a first run on a new machine takes
     # as long as a build, so it gets the typecheck's time unless the user set the check's own timeout.
     builds: bool = False
+    fix_mode: FixMode | None = None  # the tool's own fix mode, when it has one
 
     @property
     def binary(self) -> str:
