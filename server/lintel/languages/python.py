@@ -20,6 +20,7 @@ from lintel.languages.base import (
     CheckName,
     FileCheckName,
     FileScope,
+    FixMode,
     LanguageSpec,
     Project,
     ServerSpec,
@@ -48,6 +49,23 @@ RUFF_LINT = ToolSpec(
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),  # 2: bad config or arguments, ruff itself failed
     install_hint="pip install ruff",
+    # --quiet: the fixed text alone on stdout (without it ruff appends "Found N errors (N fixed…)" to it).
+    fix_mode=FixMode(
+        argv=("ruff", "check", "--fix", "--no-cache", "--force-exclude", "--quiet"),
+        unsafe_args=("--unsafe-fixes",),
+        stdin_argv=(
+            "ruff",
+            "check",
+            "--fix",
+            "--no-cache",
+            "--force-exclude",
+            "--quiet",
+            "--stdin-filename",
+            "{file}",
+            "-",
+        ),
+        stdin_unsafe_args=("--unsafe-fixes",),
+    ),
 )
 
 RUFF_FORMAT = ToolSpec(
