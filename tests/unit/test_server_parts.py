@@ -8,9 +8,10 @@ from collections.abc import Awaitable, Callable
 import pytest
 from lintel.issues import make_issue
 from lintel.positions import convert_column
-from lintel.server.convert import issue_to_diagnostic, plain_diagnostic_json, unit_for
+from lintel.server.convert import issue_to_diagnostic, plain_diagnostic_json
 from lintel.server.scheduler import Scheduler
 from lintel.server.store import DiagnosticsStore
+from lintel.units import unit_for
 from lsprotocol import types
 from pygls.protocol import default_converter
 

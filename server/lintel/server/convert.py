@@ -17,30 +17,6 @@ _SEVERITY = {
     "hint": types.DiagnosticSeverity.Hint,
 }
 
-# The unit each tool counts columns in (1-based). Go tools count bytes; JavaScript tools (and pyright, written
-# in TypeScript) count UTF-16 code units; rustc, ruff and mypy count characters.
-_TOOL_UNITS: dict[str, Unit] = {
-    "golangci-lint": "utf-8",
-    "go vet": "utf-8",
-    "go test": "utf-8",
-    "go build": "utf-8",
-    "gofmt": "utf-8",
-    "gopls": "utf-8",
-    "eslint": "utf-16",
-    "tsc": "utf-16",
-    "prettier": "utf-16",
-    "pyright": "utf-16",
-    "basedpyright": "utf-16",
-    "node --test": "utf-16",
-    "jest": "utf-16",
-    "vitest": "utf-16",
-}
-
-
-def unit_for(source: str) -> Unit:
-    return _TOOL_UNITS.get(source, "utf-32")
-
-
 LineText = Callable[[int], str | None]  # 0-based line number -> its text, if known
 
 

@@ -14,9 +14,10 @@ from lintel.checks import RunResult
 from lintel.issues import Issue
 from lintel.positions import lines_of, split_lines
 from lintel.server.advertised import PULL_DIAGNOSTICS
-from lintel.server.convert import issue_to_diagnostic, plain_diagnostic_json, unit_for
+from lintel.server.convert import issue_to_diagnostic, plain_diagnostic_json
 from lintel.server.session import Folder
 from lintel.server.shared import uri_path
+from lintel.units import unit_for
 from lintel.validators import ValidateResult
 
 if TYPE_CHECKING:
