@@ -140,14 +140,16 @@ def lintel_json(*args: str, **kwargs: Any) -> tuple[int, dict[str, Any]]:
 
 
 def run_tool(
-    argv: list[str], cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 900
+    argv: list[str], cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 900, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run a real tool by hand, the baseline lintel's results are compared against."""
+    """Run a real tool by hand, the baseline lintel's results are compared against (`stdin`: its input)."""
     full_env = dict(os.environ)
     full_env["PATH"] = tool_path()
     if env is not None:
         full_env.update(env)
-    return subprocess.run(argv, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        argv, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout, check=False, input=stdin
+    )
 
 
 def load_capture(tool: str, case: str) -> tuple[ToolOutput, ParseContext, dict[str, Any]]:

@@ -18,7 +18,7 @@ import pytest
 from lintel.languages import LANGUAGES
 
 from tests.e2e.nvim_support import PLUGIN, Neovim, require_nvim
-from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, require_tool, run_lintel
+from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, require_tool, run_lintel, run_tool
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -593,3 +593,64 @@ def test_help_file_has_its_tags(neovim: Neovim, tmp_path: Path) -> None:
     for tag, where in found.items():
         assert where.startswith("lintel.txt:"), (tag, where)
         assert f"*{tag}*" in where, (tag, where)
+
+
+# -- code actions ---------------------------------------------------------------------------------------------
+
+QUICK_FIX_THEN_FIX_ALL = """
+local buf = T.edit('src/shop/labels.py')
+local function text() return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, true), '\\n') .. '\\n' end
+local before = T.wait_diagnostics(buf, 'ruff', function(found) return #found > 0 end)
+local fstring = vim.iter(before):find(function(d) return d.code == 'F541' end)
+assert(fstring, 'no F541 finding: ' .. vim.inspect(before))
+-- gra on the finding, taking the preferred quick fix (the tool's own safe fix).
+vim.api.nvim_win_set_cursor(0, { fstring.line, fstring.col - 1 })
+local start = text()
+vim.lsp.buf.code_action({ filter = function(action) return action.isPreferred end, apply = true })
+T.wait(60000, function() return text() ~= start end, 'the quick fix to change the buffer')
+local quick = text()
+-- Then every safe fix at once, as a BufWritePre autocommand would ask for it.
+vim.lsp.buf.code_action({ context = { only = { 'source.fixAll.lintel' } }, apply = true })
+T.wait(60000, function() return text() ~= quick end, 'fix-all to change the buffer')
+vim.cmd.write()
+return { quick = quick, fixed = text() }
+"""
+
+
+def test_quick_fix_and_fix_all_applied_in_neovim(neovim: Neovim, tmp_path: Path) -> None:
+    require_tool("ruff")
+    root = workspace("fix-editor", tmp_path)
+    original = (root / "src/shop/labels.py").read_text(encoding="utf-8")
+    by_hand = tmp_path / "by-hand"
+    shutil.copytree(root, by_hand)
+    run_tool(["ruff", "check", "--fix", "--no-cache", "--quiet", "."], cwd=by_hand, timeout=60)
+    expected = (by_hand / "src/shop/labels.py").read_text(encoding="utf-8")
+
+    seen = neovim.run(QUICK_FIX_THEN_FIX_ALL, root).result
+
+    # The quick fix removed only the `f` of the placeholder-less f-string.
+    assert seen["quick"] == original.replace('return f"【セール】"', 'return "【セール】"')
+    assert seen["fixed"] == expected
+    assert (root / "src/shop/labels.py").read_text(encoding="utf-8") == expected
+
+
+FIX_ON_SAVE = """
+local buf = T.edit('src/shop/labels.py')
+T.wait_diagnostics(buf, 'ruff', function(found) return #found > 0 end)
+vim.cmd.write()
+return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, true), '\\n') .. '\\n'
+"""
+
+
+def test_fix_on_save_writes_what_ruff_fix_writes(neovim: Neovim, tmp_path: Path) -> None:
+    require_tool("ruff")
+    root = workspace("fix-editor", tmp_path)
+    by_hand = tmp_path / "by-hand"
+    shutil.copytree(root, by_hand)
+    run_tool(["ruff", "check", "--fix", "--no-cache", "--quiet", "."], cwd=by_hand, timeout=60)
+    expected = (by_hand / "src/shop/labels.py").read_text(encoding="utf-8")
+
+    written = neovim.run(FIX_ON_SAVE, root, setup="require('lintel').setup({ fix_on_save = true })").result
+
+    assert written == expected
+    assert (root / "src/shop/labels.py").read_text(encoding="utf-8") == expected

@@ -252,6 +252,12 @@ async function clickRole({ role, name, exact = true }) {
   return true;
 }
 
+/** Clicks the first element matching a CSS selector whose text contains `text` (a Problems row, a menu item). */
+async function clickText({ selector, text }) {
+  await need().locator(selector, { hasText: text }).first().click({ timeout: STEP_MS });
+  return true;
+}
+
 async function screenshot({ file }) {
   await need().screenshot({ path: file });
   return file;
@@ -281,6 +287,7 @@ const OPS = {
   editor,
   keys,
   clickRole,
+  clickText,
   screenshot,
   texts,
   blocked: async () => [...blocked],

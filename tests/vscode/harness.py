@@ -418,6 +418,10 @@ class Window:
     def keys(self, *steps: str | dict[str, str]) -> None:
         self.driver.call("keys", steps=list(steps))
 
+    def click_text(self, selector: str, text: str) -> None:
+        """Clicks the first element matching `selector` whose text contains `text`."""
+        self.driver.call("clickText", selector=selector, text=text)
+
     def notification_button(self, message: str, button: str) -> None:
         self.driver.call("notificationButton", message=message, button=button)
 

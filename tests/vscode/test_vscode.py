@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -316,3 +317,77 @@ def test_restricted_mode_starts_no_process_until_trust_is_granted(
     assert "ruff" in tool_starts.read_text().split()
     status = window.wait_status(lambda text: text.endswith("lintel: python"), "lintel: python")
     assert status.endswith("lintel: python")
+
+
+# -- fixes ----------------------------------------------------------------------------------------------------
+
+LABELS = "src/shop/labels.py"
+
+
+def ruff_fixed(root: Path, work: Path) -> str:
+    """`ruff check --fix` on a copy of `root`: the text VS Code's fix on save must leave."""
+    copy = work / "by-hand"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".vscode"))
+    subprocess.run(
+        ["ruff", "check", "--fix", "--no-cache", "--quiet", "."],
+        cwd=copy,
+        env={**os.environ, "PATH": tool_path()},
+        check=False,
+        capture_output=True,
+    )
+    return (copy / LABELS).read_text(encoding="utf-8")
+
+
+def fixes_window(open_window: OpenWindow, tmp_path: Path, settings: dict[str, Any] | None = None) -> Window:
+    root = copy_workspace("fix-editor", tmp_path / "fix-editor")
+    if settings is not None:
+        write_workspace_settings(root, settings)
+    window = open_window(root)
+    window.wait_status(lambda text: text.endswith("lintel: python"), "lintel: python")
+    window.open_file(LABELS)
+    # The file has more findings than the Problems panel shows rows at its usual height (it renders only those).
+    window.command("View: Toggle Maximized Panel")
+    window.wait(f"ruff's findings in {LABELS}", lambda: rows_of(window, LABELS), lambda rows: len(rows) > 5)
+    window.command("View: Toggle Maximized Panel")
+    return window
+
+
+def test_a_quick_fix_from_the_problems_view(open_window: OpenWindow, tmp_path: Path) -> None:
+    require_tool("ruff")
+    window = fixes_window(open_window, tmp_path)
+    original = (window.folder / LABELS).read_text(encoding="utf-8")
+
+    window.click_text(".markers-panel .monaco-list-row", "f-string without any placeholders")
+    window.keys("Control+.")  # the Problems view's "Show fixes"
+    window.click_text(".action-widget .monaco-list-row", "Remove extraneous `f` prefix")
+    window.wait("the fix to change the file", window.editor, lambda editor: editor["dirty"])
+    window.command("File: Save")
+    window.wait("the file to be saved", window.editor, lambda editor: not editor["dirty"])
+    window.screenshot("quick-fix")
+
+    fixed = (window.folder / LABELS).read_text(encoding="utf-8")
+    assert fixed == original.replace('return f"【セール】"', 'return "【セール】"')
+    window.wait("F541 to go", lambda: rows_of(window, LABELS), lambda rows: not [r for r in rows if r[1] == "F541"])
+
+
+def test_fix_all_on_save_writes_what_ruff_fix_writes(open_window: OpenWindow, tmp_path: Path) -> None:
+    require_tool("ruff")
+    settings = {"editor.codeActionsOnSave": {"source.fixAll.lintel": "explicit"}}
+    window = fixes_window(open_window, tmp_path, settings)
+
+    insert_line_and_save(window, "# edited in VS Code")
+    window.wait(
+        "fix on save to leave ruff's result",
+        lambda: (window.folder / LABELS).read_text(encoding="utf-8"),
+        lambda text: "import os" not in text,
+    )
+    window.screenshot("fix-on-save")
+    written = (window.folder / LABELS).read_text(encoding="utf-8")
+    assert written.startswith("# edited in VS Code\n")
+    unfixed = tmp_path / "unfixed"
+    shutil.copytree(window.folder, unfixed, ignore=shutil.ignore_patterns(".vscode"))
+    (unfixed / LABELS).write_text(
+        "# edited in VS Code\n" + (REPO / "tests/workspaces/fix-editor" / LABELS).read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    assert written == ruff_fixed(unfixed, tmp_path)

@@ -51,6 +51,8 @@ RUN_SCRIPT = "lintel.runScript"
 RUN_FAILING_TESTS = "lintel.runFailingTests"
 COVERAGE = "lintel.coverage"
 TESTS_COVERING = "lintel.testsCovering"
+# codeactions.py: the action that opens a rule's documentation runs this, with the page's address.
+OPEN_DOCUMENTATION = "lintel.openDocumentation"
 COMMANDS = (
     RUN_TESTS,
     TYPECHECK,
@@ -64,6 +66,13 @@ COMMANDS = (
     RUN_FAILING_TESTS,
     COVERAGE,
     TESTS_COVERING,
+    OPEN_DOCUMENTATION,
+)
+
+# codeactions.py: the tools' own fixes, a rule disabled for a line, and every safe fix of a document at once.
+FIX_ALL_KIND = "source.fixAll.lintel"
+CODE_ACTIONS = types.CodeActionOptions(
+    code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=True
 )
 
 # documents.py and lifecycle.py: the document messages, formatting, and the server's life after `initialize`.
@@ -115,6 +124,8 @@ def advertised(capabilities: types.ClientCapabilities) -> Advertised:
         **dict.fromkeys(OTHER_REQUESTS),
         **dict.fromkeys(DOCUMENT_MESSAGES),
         **dict.fromkeys(LIFECYCLE),
+        types.TEXT_DOCUMENT_CODE_ACTION: CODE_ACTIONS,
+        types.CODE_ACTION_RESOLVE: None,
     }
     if wants_pull(capabilities):
         features[types.TEXT_DOCUMENT_DIAGNOSTIC] = PULL_DIAGNOSTICS

@@ -95,15 +95,21 @@ class Commands:
             COVERAGE: self.coverage,
             TESTS_COVERING: self.tests_covering,
         }
+        # Commands whose arguments are not the `{language?, path?, …}` object (codeactions.py adds its own).
+        self.own_arguments: dict[str, Callable[[types.ExecuteCommandParams], Awaitable[Any]]] = {}
 
     async def execute(self, params: types.ExecuteCommandParams) -> Any:
+        own = self.own_arguments.get(params.command)
+        if own is not None:
+            return await own(params)
         handler = self.handlers.get(params.command)
         if handler is None:
             # A language server's command (a completion item's, say): run by the server that offers it.
             forwarded = await self.forward(params.command, params.arguments)
             if forwarded is not NOT_FORWARDED:
                 return forwarded
-            raise invalid(f"unknown command {params.command!r}; lintel offers: {', '.join(sorted(self.handlers))}")
+            offered = sorted({*self.handlers, *self.own_arguments})
+            raise invalid(f"unknown command {params.command!r}; lintel offers: {', '.join(offered)}")
         try:
             args = parse_args(params.command, params.arguments)
             return await handler(params, args)

@@ -50,6 +50,27 @@ def line_reader(document: TextDocument | None, path: Path | None) -> Callable[[i
     return read
 
 
+def _key(diagnostic: types.Diagnostic) -> tuple[str, int, int]:
+    """A diagnostic of lintel's as the editor sends it back: its Issue's signature (two findings of one rule on one
+    line share one) and where it starts."""
+    data = diagnostic.data
+    signature = data.get("signature") if isinstance(data, dict) else None
+    start = diagnostic.range.start
+    return (signature if isinstance(signature, str) else "", start.line, start.character)
+
+
+def _same_text(uri: str, seen: str | None, text: str) -> bool:
+    """Whether the text an Issue was found in is `text`: the buffer then (compared, a memcmp), or the file on
+    disk when no buffer was open (read now)."""
+    if seen is not None:
+        return seen is text or seen == text
+    path = uri_path(uri)
+    try:
+        return path is not None and path.read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def _under(uri: str, root: Path) -> bool:
     path = uri_path(uri)
     return path is not None and (path == root or root in path.parents)
@@ -60,13 +81,50 @@ class Diagnostics:
 
     def __init__(self, server: LintelServer) -> None:
         self._server = server
+        # The Issues behind the diagnostics of each file, by signature, with the text they were found in (None:
+        # the file on disk), for the code actions (codeactions.py).
+        self._issues: dict[str, dict[tuple[str, int, int], tuple[Issue, str | None]]] = {}
 
     def of_issues(self, uri: str, issues: Iterable[Issue]) -> list[types.Diagnostic]:
         """Issues in `uri` as diagnostics, columns re-counted from the tool's unit to the editor's encoding."""
         server = self._server
-        read = line_reader(server.workspace.text_documents.get(uri), uri_path(uri))
+        document = server.workspace.text_documents.get(uri)
+        read = line_reader(document, uri_path(uri))
         encoding = server.session.encoding
-        return [issue_to_diagnostic(i, read, tool_unit=unit_for(i.source), encoding=encoding) for i in issues]
+        issues = list(issues)
+        diagnostics = [issue_to_diagnostic(i, read, tool_unit=unit_for(i.source), encoding=encoding) for i in issues]
+        self._remember(uri, diagnostics, issues, document.source if document is not None else None)
+        return diagnostics
+
+    def _remember(
+        self, uri: str, diagnostics: Sequence[types.Diagnostic], issues: Sequence[Issue], text: str | None
+    ) -> None:
+        known = self._issues.setdefault(uri, {})
+        known.update((_key(d), (issue, text)) for d, issue in zip(diagnostics, issues, strict=True))
+        if len(known) > 2 * len(issues) + 64:  # findings of older texts: keep those still shown
+            shown = {_key(d) for d in self._server.session.store.merged(uri, dedupe=False)}
+            shown.update(_key(d) for d in diagnostics)
+            for key in [k for k in known if k not in shown]:
+                del known[key]
+
+    def issue_for(self, uri: str, diagnostic: types.Diagnostic, text: str) -> Issue | None:
+        """The Issue behind one of lintel's diagnostics, while the document still holds the text it was found in."""
+        found = self._issues.get(uri, {}).get(_key(diagnostic))
+        if found is None or not _same_text(uri, found[1], text):
+            return None
+        return found[0]
+
+    def issues_of(self, uri: str, text: str) -> list[Issue]:
+        """The Issues of `uri` shown now and found in `text`."""
+        shown = {_key(d) for d in self._server.session.store.merged(uri, dedupe=False)}
+        return [
+            issue
+            for key, (issue, seen) in self._issues.get(uri, {}).items()
+            if key in shown and _same_text(uri, seen, text)
+        ]
+
+    def forget(self, uri: str) -> None:
+        self._issues.pop(uri, None)
 
     def put(
         self, uri: str, channel: str, diagnostics: Sequence[types.Diagnostic], *, publish_unchanged: bool = False

@@ -56,7 +56,7 @@ class DeferredFeatures:
 
 def wire(server: LintelServer) -> Lifecycle:
     """Build every feature and register its handlers; the modules are imported here, after the answer."""
-    from lintel.server import commands, documents, lifecycle, navigation
+    from lintel.server import codeactions, commands, documents, lifecycle, navigation
     from lintel.server.diagnostics import Diagnostics
     from lintel.workers.kinds import WORKERS
     from lintel.workers.pool import WorkerPool
@@ -66,6 +66,7 @@ def wire(server: LintelServer) -> Lifecycle:
     workers = WorkerPool(WORKERS, report=server.notifier.once)
     atexit.register(workers.kill_all)  # an editor that exits without shutdown leaves no worker behind
     life = lifecycle.setup(server, diagnostics, children, workers)
-    documents.setup(server, diagnostics, reload=life.reload, workers=workers)
-    commands.setup(server, diagnostics, forward=children.forward_command, restart=children.restart_servers)
+    docs = documents.setup(server, diagnostics, reload=life.reload, workers=workers)
+    handlers = commands.setup(server, diagnostics, forward=children.forward_command, restart=children.restart_servers)
+    codeactions.setup(server, diagnostics, docs, handlers)
     return life

@@ -6,11 +6,12 @@ local M = {}
 ---@field cmd? string[] server command (default: `lintel serve`, else `python3 -m lintel serve`)
 ---@field settings? table lintel settings (camelCase), sent as initializationOptions and as section `lintel`
 ---@field open_quickfix? boolean open the quickfix window after a run that found something (default true)
+---@field fix_on_save? boolean apply every safe fix of the tools (source.fixAll.lintel) before each write (default false)
 ---@field filetypes? string[] more file types to start the server on (e.g. those of languages declared in lintel.toml)
 ---@field lsp? vim.lsp.Config anything else to merge into the client configuration
 
 ---@type lintel.Options
-M.options = { open_quickfix = true }
+M.options = { open_quickfix = true, fix_on_save = false }
 
 --- `lintel serve` when `lintel` is on PATH, else the `lintel` module of the `python3` on PATH.
 ---@return string[]
@@ -50,6 +51,12 @@ function M.setup(opts)
   vim.lsp.config('lintel', config)
   vim.lsp.enable('lintel')
   require('lintel.commands').create()
+  vim.api.nvim_create_user_command('LintelFixAll', function()
+    require('lintel.fix').fix_all(0)
+  end, { desc = "lintel: apply every safe fix of the tools to this buffer (the tools' own --fix)" })
+  if M.options.fix_on_save then
+    require('lintel.fix').on_save()
+  end
 end
 
 return M

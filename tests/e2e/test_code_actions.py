@@ -1,0 +1,253 @@
+"""Code actions through a real LSP client (both bundled capability sets): the tool's own fixes as quick fixes,
+`source.fixAll.lintel` equal to the tool's own `--fix`, a rule disabled for a line, the rule's page, and no fix
+offered for text that changed since its diagnostics."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+
+from tests.e2e.conftest import Editor, Start
+from tests.helpers import require_tool, run_tool
+
+FILE = "src/shop/labels.py"
+FIX_ALL = "source.fixAll.lintel"
+
+
+def _offset(text: str, position: types.Position, encoding: str) -> int:
+    """The character offset of an LSP position (the tests' own arithmetic: lines end at \\n, \\r\\n or \\r)."""
+    lines = text.splitlines(keepends=True)
+    start = sum(len(line) for line in lines[: position.line])
+    line = lines[position.line] if position.line < len(lines) else ""
+    count = 0
+    for index, char in enumerate(line.rstrip("\r\n")):
+        if count >= position.character:
+            return start + index
+        width = {"utf-8": len(char.encode()), "utf-16": len(char.encode("utf-16-le")) // 2}.get(encoding, 1)
+        count += width
+    return start + len(line.rstrip("\r\n"))
+
+
+def apply_lsp_edits(text: str, edits: Sequence[types.TextEdit], encoding: str) -> str:
+    spans = sorted(
+        ((_offset(text, e.range.start, encoding), _offset(text, e.range.end, encoding), e.new_text) for e in edits),
+        reverse=True,
+    )
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def edits_for(edit: types.WorkspaceEdit | None, uri: str) -> list[types.TextEdit]:
+    assert edit is not None
+    if edit.document_changes is not None:
+        found: list[types.TextEdit] = []
+        for change in edit.document_changes:
+            assert isinstance(change, types.TextDocumentEdit), change
+            assert change.text_document.uri == uri, change
+            found.extend(e for e in change.edits if isinstance(e, types.TextEdit))
+        return found
+    assert edit.changes is not None
+    assert set(edit.changes) == {uri}
+    return list(edit.changes[uri])
+
+
+def ruff_fixed(root: Path, tmp: Path, *extra: str) -> str:
+    """The file as `ruff check --fix` leaves it in a copy of the project: the reference."""
+    copy = tmp / "by-hand"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(root, copy)
+    run_tool(["ruff", "check", "--fix", "--no-cache", "--quiet", *extra, "."], cwd=copy, timeout=60)
+    return (copy / FILE).read_text(encoding="utf-8")
+
+
+def ruff_codes(root: Path, text: str) -> list[str]:
+    """The rules ruff reports for `text` as the file's content, by hand."""
+    proc = run_tool(
+        ["ruff", "check", "--no-cache", "--output-format=concise", "--stdin-filename", FILE, "-"],
+        cwd=root,
+        timeout=60,
+        stdin=text,
+    )
+    return sorted(line.split()[1] for line in proc.stdout.splitlines() if line.startswith(FILE))
+
+
+def _action_or_command(value: Any, _: type) -> types.Command | types.CodeAction:
+    """lsprotocol reads every answer item that has a `command` as a Command, a CodeAction's too: a Command's is a
+    string, a CodeAction's an object."""
+    converter = _CONVERTER
+    read: types.Command | types.CodeAction
+    if isinstance(value.get("command"), str):
+        read = converter.structure(value, types.Command)
+    else:
+        read = converter.structure(value, types.CodeAction)
+    return read
+
+
+_CONVERTER: Any = None
+
+
+def read_code_actions_as_clients_do(editor: Editor) -> None:
+    global _CONVERTER
+    _CONVERTER = editor.client.protocol._converter
+    _CONVERTER.register_structure_hook(types.Command | types.CodeAction, _action_or_command)
+
+
+async def actions_at(editor: Editor, uri: str, diagnostics: Sequence[types.Diagnostic], **context: Any) -> list[Any]:
+    read_code_actions_as_clients_do(editor)
+    rng = diagnostics[0].range if diagnostics else types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
+    params = types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=rng,
+        context=types.CodeActionContext(diagnostics=list(diagnostics), **context),
+    )
+    found = await asyncio.wait_for(editor.client.text_document_code_action_async(params), 120) or []
+    assert all(isinstance(a, types.CodeAction) for a in found), found  # lintel's are CodeActions, never Commands
+    return list(found)
+
+
+async def fix_all_edit(editor: Editor, uri: str) -> types.WorkspaceEdit | None:
+    found = await actions_at(editor, uri, [], only=[FIX_ALL])
+    assert [a.kind for a in found] == [FIX_ALL], found
+    action = found[0]
+    if action.edit is None:
+        action = await asyncio.wait_for(editor.client.code_action_resolve_async(action), 120)
+    edit: types.WorkspaceEdit | None = action.edit
+    return edit
+
+
+async def linted(editor: Editor, uri: str) -> list[types.Diagnostic]:
+    return await editor.wait_for_diagnostics(uri, lambda ds: any(d.source == "ruff" for d in ds))
+
+
+def lint_keys(diagnostics: Sequence[types.Diagnostic]) -> list[tuple[int, int, str]]:
+    return sorted((d.range.start.line, d.range.start.character, str(d.code)) for d in diagnostics if d.source == "ruff")
+
+
+def changed_from(shown: list[tuple[int, int, str]]) -> Callable[[Sequence[types.Diagnostic]], bool]:
+    return lambda diagnostics: lint_keys(diagnostics) != shown
+
+
+@pytest.fixture
+def ruff() -> None:
+    require_tool("ruff")
+
+
+async def test_fix_all_leaves_exactly_what_ruff_fix_leaves(start: Start, ruff: None, tmp_path: Path) -> None:
+    editor = await start("fix-editor")
+    uri = editor.open(FILE)
+    before = await linted(editor, uri)
+    text = editor.path(FILE).read_text(encoding="utf-8")
+    fixed = apply_lsp_edits(text, edits_for(await fix_all_edit(editor, uri), uri), editor.encoding)
+    expected = ruff_fixed(editor.root, tmp_path)
+    assert fixed != text
+    assert fixed == expected
+    # Saved, the next publish holds only what ruff cannot fix safely: the rules ruff reports for that text.
+    published = len(editor.client.published)
+    editor.save(uri, fixed)
+    after = await editor.wait_for_publish(uri, published)
+    assert sorted(str(d.code) for d in after if d.source == "ruff") == ruff_codes(editor.root, fixed)
+    assert len(after) < len(before)
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["worker", "cli"])
+async def test_quick_fixes_one_by_one_converge_to_ruff_fix(
+    start: Start, ruff: None, tmp_path: Path, warm: bool
+) -> None:
+    """Through ruff's warm worker (`ruff server`) and through the CLI run (`ruff check --output-format=json`)."""
+    editor = await start("fix-editor", init_options={"editor": {"warmWorkers": warm}})
+    uri = editor.open(FILE)
+    text = editor.path(FILE).read_text(encoding="utf-8")
+    diagnostics = await linted(editor, uri)
+    applied = 0
+    for _ in range(40):
+        safe = None
+        for diagnostic in diagnostics:
+            for action in await actions_at(editor, uri, [diagnostic], only=["quickfix"]):
+                if action.edit is not None and action.is_preferred:
+                    safe = action
+                    break
+            if safe is not None:
+                break
+        if safe is None:
+            break
+        text = apply_lsp_edits(text, edits_for(safe.edit, uri), editor.encoding)
+        applied += 1
+        shown = lint_keys(diagnostics)
+        editor.save(uri, text)
+        # The lint of the saved text has landed when its findings differ: the fix took one away.
+        diagnostics = await editor.wait_for_diagnostics(uri, changed_from(shown))
+    assert applied >= 5
+    assert text == ruff_fixed(editor.root, tmp_path)
+
+
+async def test_unsafe_and_display_fixes_are_named_and_never_preferred(start: Start, ruff: None) -> None:
+    editor = await start("fix-editor")
+    uri = editor.open(FILE)
+    diagnostics = await linted(editor, uri)
+    unused = next(d for d in diagnostics if d.code == "F841")
+    found = await actions_at(editor, uri, [unused])
+    titles = [a.title for a in found]
+    fixes = [a for a in found if a.edit is not None and "noqa" not in a.title.lower() and "Disable" not in a.title]
+    assert fixes, titles
+    assert all(a.title.endswith("(unsafe)") and not a.is_preferred for a in fixes), titles
+
+
+async def test_disable_rule_for_a_line_silences_that_finding_only(start: Start, ruff: None) -> None:
+    editor = await start("fix-editor")
+    uri = editor.open(FILE)
+    diagnostics = await linted(editor, uri)
+    ambiguous = next(d for d in diagnostics if d.code == "E741")
+    found = await actions_at(editor, uri, [ambiguous], only=["quickfix"])
+    disable = next(a for a in found if a.title.startswith("Disable"))
+    text = editor.path(FILE).read_text(encoding="utf-8")
+    changed = apply_lsp_edits(text, edits_for(disable.edit, uri), editor.encoding)
+    assert "# noqa: E741" in changed.splitlines()[ambiguous.range.start.line]
+    before = ruff_codes(editor.root, text)
+    after = ruff_codes(editor.root, changed)
+    before.remove("E741")
+    assert after == before
+
+
+async def test_rule_page_is_the_code_description_and_an_action(start: Start, ruff: None) -> None:
+    editor = await start("fix-editor")
+    uri = editor.open(FILE)
+    diagnostics = await linted(editor, uri)
+    first = next(d for d in diagnostics if d.code == "F401")
+    assert first.code_description is not None
+    assert first.code_description.href.startswith("https://docs.astral.sh/ruff/rules/")
+    found = await actions_at(editor, uri, [first], only=["quickfix"])
+    docs = [a for a in found if a.command is not None and a.command.command == "lintel.openDocumentation"]
+    assert [a.command.arguments for a in docs] == [[first.code_description.href]]
+
+
+async def test_no_fix_for_text_changed_since_its_diagnostics(start: Start, ruff: None) -> None:
+    editor = await start("fix-editor")
+    uri = editor.open(FILE)
+    diagnostics = await linted(editor, uri)
+    old = next(d for d in diagnostics if d.code == "F541")
+    assert any(a.edit is not None for a in await actions_at(editor, uri, [old], only=["quickfix"]))
+    # A line above it: the old diagnostic's positions now name other text.
+    editor.change(uri, "# a new first line\n" + editor.path(FILE).read_text(encoding="utf-8"))
+    stale = await actions_at(editor, uri, [old], only=["quickfix"])
+    assert not [a for a in stale if a.edit is not None], [a.title for a in stale]
+
+
+async def test_fix_all_is_offered_only_when_asked_or_invoked(start: Start, ruff: None) -> None:
+    editor = await start("fix-editor")
+    uri = editor.open(FILE)
+    await linted(editor, uri)
+    automatic = await actions_at(editor, uri, [], trigger_kind=types.CodeActionTriggerKind.Automatic)
+    assert FIX_ALL not in [a.kind for a in automatic]
+    invoked = await actions_at(editor, uri, [], trigger_kind=types.CodeActionTriggerKind.Invoked)
+    assert FIX_ALL in [a.kind for a in invoked]
+    options = editor.result.capabilities.code_action_provider
+    assert isinstance(options, types.CodeActionOptions)
+    assert set(options.code_action_kinds or []) >= {"quickfix", FIX_ALL}
+    assert options.resolve_provider is True
