@@ -20,6 +20,7 @@ from lintel.issues import (
     Issue,
     ParseContext,
     SourceLines,
+    SourceTexts,
     TestFailure,
     comparable_signature,
     finalize_issues,
@@ -483,7 +484,7 @@ def _interpret(
     result.truncated = proc.truncated or cut_out or cut_err
     result.output = compose_output(shown_out, shown_err, proc.exit_code, proc.timed_out, seconds)
     output = ToolOutput(proc.stdout, proc.stderr, proc.exit_code, report)
-    ctx = ParseContext(cwd=str(spec.paths_from or project.root), root=str(workspace))
+    ctx = ParseContext(cwd=str(spec.paths_from or project.root), root=str(workspace), read_text=SourceTexts(workspace))
     parsed = get_parser(spec.parser)(output, ctx)
     issues = list(parsed.issues)
     result.failures = list(parsed.failures)

@@ -258,6 +258,33 @@ class SourceLines:
             return None
 
 
+TextReader = Callable[[str], "str | None"]
+
+
+class SourceTexts:
+    """Reads (and caches) the whole text of root-relative files, as they are on disk: no newline translation, so
+    a tool's offsets into the file still count from its start. None for a file too large, unreadable or not UTF-8."""
+
+    def __init__(self, root: Path, max_bytes: int = SOURCE_LINES_MAX_BYTES) -> None:
+        self._root = root
+        self._max_bytes = max_bytes
+        self._cache: dict[str, str | None] = {}
+
+    def __call__(self, file: str) -> str | None:
+        if file not in self._cache:
+            self._cache[file] = self._load(file)
+        return self._cache[file]
+
+    def _load(self, file: str) -> str | None:
+        path = self._root / file
+        try:
+            if path.stat().st_size > self._max_bytes:
+                return None
+            return path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+
 def finalize_issues(issues: Iterable[Issue], read_line: LineReader) -> list[Issue]:
     """Fill each issue's fingerprint; without a readable line the message stands in for its text.
 
@@ -288,6 +315,9 @@ class ParseContext:
 
     cwd: str
     root: str
+    # The text of a root-relative file, for a tool whose fixes are offsets into it (golangci-lint): the caller
+    # passes a reader in, so parsers do no I/O of their own. None: no text at hand, such fixes are left out.
+    read_text: TextReader | None = field(default=None, compare=False)
 
     def relpath(self, printed: str) -> str:
         """Turn a path as the tool printed it into a root-relative POSIX path.

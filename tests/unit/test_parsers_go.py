@@ -458,6 +458,7 @@ GO_PARSERS: dict[str, Parser] = {
 }
 CAPTURES = [
     ("golangci-lint", "findings"),
+    ("golangci-lint", "fix-go"),
     ("golangci-lint", "compile-error"),
     ("go-vet", "compile-error"),
     ("go-test", "varied"),

@@ -416,6 +416,7 @@ def test_rustfmt_older_header_and_colours() -> None:
 PARSERS = (parse_cargo_messages, parse_cargo_test, parse_rustfmt_check)
 CAPTURES = [
     ("clippy", "fixture"),
+    ("clippy", "fix-rust"),
     ("clippy", "compile-error"),
     ("cargo-check", "fixture"),
     ("cargo-test", "fixture"),

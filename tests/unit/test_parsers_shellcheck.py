@@ -144,7 +144,7 @@ def test_real_shellcheck_on_a_temporary_script(tmp_path: Path) -> None:
     assert issue.message == "Double quote to prevent globbing and word splitting."
 
 
-CAPTURES = ["scratch-json1", "scratch-gcc", "scratch-json", "clean-json1", "missing-file"]
+CAPTURES = ["scratch-json1", "scratch-gcc", "scratch-json", "clean-json1", "missing-file", "fix-shell-json1"]
 
 
 @settings(max_examples=60, deadline=None)

@@ -121,3 +121,15 @@ def test_go_install_folders_as_go_env_would_name_them(tmp_path: Path) -> None:
         Path("/written-bin"),
         Path("/env/bin"),
     )
+
+
+def test_golangci_lints_fix_mode_is_the_check_with_fix_for_the_module_and_for_one_package() -> None:
+    project = make_project("go", WORKSPACES / "fix-go")
+    spec = go_toolchain.tool_for(project, "lint")
+    assert spec.fix_mode is not None
+    assert spec.fix_mode.argv == (*spec.argv[:2], "--fix", *spec.argv[2:])
+    assert spec.fix_mode.stdin_argv == ()
+    one = go_toolchain.file_scope(project, "lint", WORKSPACES / "fix-go" / "sub" / "sub.go", use_stdin=False).spec
+    assert one.fix_mode is not None
+    assert one.fix_mode.argv == (*one.argv[:2], "--fix", *one.argv[2:])
+    assert one.fix_mode.argv[-1] == "./sub"

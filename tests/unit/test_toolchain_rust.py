@@ -136,3 +136,13 @@ def test_a_crate_outside_any_workspace_is_its_own_root(tmp_path: Path) -> None:
 def test_cargo_install_folder() -> None:
     assert rust_toolchain.install_dirs({}) == (Path.home() / ".cargo" / "bin",)
     assert rust_toolchain.install_dirs({"CARGO_HOME": "/opt/cargo"}) == (Path("/opt/cargo/bin"),)
+
+
+@pytest.mark.parametrize(("fixture", "members"), [("fix-rust", ()), ("rust-workspace", ("--workspace",))])
+def test_clippys_fix_mode_fixes_what_the_check_checks(fixture: str, members: tuple[str, ...]) -> None:
+    spec = rust_toolchain.tool_for(make_project("rust", WORKSPACES / fixture), "lint")
+    assert spec.fix_mode is not None
+    flags = ("--fix", "--allow-dirty", "--allow-staged", "--allow-no-vcs")
+    assert spec.fix_mode.argv == ("cargo", "clippy", *flags, *members, "--all-targets", "--message-format=json")
+    assert spec.argv == ("cargo", "clippy", *members, "--all-targets", "--message-format=json")
+    assert (spec.fix_mode.unsafe_args, spec.fix_mode.stdin_argv) == ((), ())

@@ -23,6 +23,7 @@ from lintel.languages.base import (
     CheckName,
     FileCheckName,
     FileScope,
+    FixMode,
     LanguageSpec,
     Project,
     ServerSpec,
@@ -56,25 +57,33 @@ INSTALL_GOPLS = f"go install golang.org/x/tools/gopls@{GOPLS_VERSION}"
 # --max-issues-per-linter=0   by default it shows 50 issues per linter and 3 with the same text, and which 3
 # --max-same-issues=0         varies run to run (measured: a baseline then saw "new" issues in unchanged code,
 #                             and a file's save diagnostics missed most of its findings): every issue, always.
+_GOLANGCI_RUN = (
+    "golangci-lint",
+    "run",
+    "--output.json.path=stdout",
+    "--show-stats=false",
+    "--path-mode=abs",
+    "--issues-exit-code=1",
+    "--allow-parallel-runners",
+    "--max-issues-per-linter=0",
+    "--max-same-issues=0",
+)
+
+_GOLANGCI_FIX = (*_GOLANGCI_RUN[:2], "--fix", *_GOLANGCI_RUN[2:])
+
 GOLANGCI_LINT = ToolSpec(
     check="lint",
     tool="golangci-lint",
-    argv=(
-        "golangci-lint",
-        "run",
-        "--output.json.path=stdout",
-        "--show-stats=false",
-        "--path-mode=abs",
-        "--issues-exit-code=1",
-        "--allow-parallel-runners",
-        "--max-issues-per-linter=0",
-        "--max-same-issues=0",
-    ),
+    argv=_GOLANGCI_RUN,
     parser="golangci-lint",
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),
     install_hint=INSTALL_GOLANGCI_LINT,
     builds=True,
+    # `run --fix` writes every SuggestedFix of the enabled linters, formats the files it changed (with the
+    # enabled formatters, gofmt when none is), and prints only the issues it could not fix (exit 1 while any
+    # remain). It has no unsafe tier.
+    fix_mode=FixMode(argv=_GOLANGCI_FIX),
 )
 
 # Text, not `go vet -json`: with -json vet exits 0 even when it reports findings, so the exit code would stop
@@ -178,9 +187,9 @@ def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bo
     if check == "lint":
         package = PurePosixPath(rel).parent.as_posix()
         target = "." if package == "." else f"./{package}"
-        return FileScope(
-            dataclasses.replace(GOLANGCI_LINT, argv=(*GOLANGCI_LINT.argv, target)), filter_to_file=True, stdin=False
-        )
+        fix = FixMode(argv=(*_GOLANGCI_FIX, target))
+        spec = dataclasses.replace(GOLANGCI_LINT, argv=(*GOLANGCI_LINT.argv, target), fix_mode=fix)
+        return FileScope(spec, filter_to_file=True, stdin=False)
     if check == "format":
         return FileScope(dataclasses.replace(GOFMT, argv=("gofmt", "-l", rel)), filter_to_file=False, stdin=False)
     raise ValueError(f"unknown file check {check!r} for go")

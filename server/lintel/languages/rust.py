@@ -21,6 +21,7 @@ from lintel.languages.base import (
     CheckName,
     FileCheckName,
     FileScope,
+    FixMode,
     LanguageSpec,
     Project,
     ServerSpec,
@@ -145,6 +146,7 @@ def _tool_for(project: Project, check: CheckName) -> ToolSpec:
             install_hint=INSTALL_CLIPPY,
             requires=("cargo-clippy",),
             builds=True,
+            fix_mode=_clippy_fix(members),
         )
     if check == "typecheck":
         return ToolSpec(
@@ -178,6 +180,16 @@ def _tool_for(project: Project, check: CheckName) -> ToolSpec:
             requires=("cargo-fmt", "rustfmt"),
         )
     raise ValueError(f"unknown check {check!r} for rust")
+
+
+def _clippy_fix(members: tuple[str, ...]) -> FixMode:
+    """`cargo clippy --fix`: applies clippy's and rustc's MachineApplicable suggestions in place, then prints what
+    is left as the check does (JSON, exit 0; 101 when the code does not compile, and then it changes nothing).
+    --allow-dirty/--allow-staged: lintel is asked to change the files whatever git says of them; --allow-no-vcs:
+    without it cargo refuses (exit 101) in a folder that is not under version control. cargo's fix mode has no
+    second opt-in for MaybeIncorrect suggestions."""
+    flags = ("--fix", "--allow-dirty", "--allow-staged", "--allow-no-vcs")
+    return FixMode(argv=("cargo", "clippy", *flags, *members, "--all-targets", "--message-format=json"))
 
 
 def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bool) -> FileScope:

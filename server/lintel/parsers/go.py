@@ -25,6 +25,7 @@ from lintel.issues import (
 )
 from lintel.parsers.base import ToolOutput
 from lintel.parsers.common import clean, first_time, json_int
+from lintel.parsers.gofix import golangci_fixes
 
 # `file.go:12:5: message` as the go command, vet and gofmt print it; vet prefixes the errors of its own type
 # check with `vet: `. These paths are relative to the cwd, so no whitespace: that keeps prose which merely
@@ -308,6 +309,7 @@ def _golangci_issues(raw: Mapping[str, Any], ctx: ParseContext) -> Iterator[Issu
         end_line=end_line if end_line is not None and line is not None and end_line > line else None,
         rule=linter,
         hint=_golangci_hint(raw),
+        fixes=golangci_fixes(raw, file, ctx),
     )
 
 

@@ -27,6 +27,7 @@ from lintel.issues import (
 )
 from lintel.parsers.base import ToolOutput
 from lintel.parsers.common import MAX_HINT, clean, first_time, json_int, json_lines, one_line
+from lintel.parsers.rustfix import compiler_fixes, rule_url
 
 _ERROR_CODE = re.compile(r"^E\d{4}$")
 # rustc's closing tallies carry no finding of their own ("aborting due to 2 previous errors", "3 warnings emitted").
@@ -112,6 +113,8 @@ def _compiler_issue(record: Mapping[str, Any], ctx: ParseContext) -> Issue | Non
         end_column=end_column,
         rule=code,
         hint=_hint(message.get("children")),
+        fixes=compiler_fixes(message.get("children"), lambda s: _span_file(s, record, ctx)),
+        url=rule_url(message.get("children")),
     )
 
 

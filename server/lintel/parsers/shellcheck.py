@@ -6,6 +6,11 @@ UTF-16 would say 25 and UTF-8 27 — and json1's endColumn is exclusive. Parsers
 server converts by source (server/convert.py), code points being the default, as for ruff and rustc: so
 the columns are kept as printed. The older `-f json` expands each tab to the next multiple of 8 (`$target` at
 31), which cannot be undone without the source line: its columns are dropped, its lines kept.
+
+json1's `fix.replacements` count in the same unit as its comments (a tab one column: `cd $1` after a tab puts
+`$1` at 5..7): each becomes an edit as printed, a comment's replacements one `safe` fix (what `shellcheck -f diff`
+applies). Two insertions at one place go in ShellCheck's order: the one that ends the text before it
+(`afterEnd`) first, then the one that starts the text after it (`beforeStart`).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from lintel.fixes import Edit, Fix, make_fix
 from lintel.issues import Issue, ParseContext, ParseResult, Severity, make_issue, severity_from
 from lintel.parsers.base import ToolOutput
 from lintel.parsers.common import clean, json_int, json_value
@@ -63,21 +69,46 @@ def _json_issues(comments: Iterable[Any], ctx: ParseContext, *, columns: bool) -
         if not _is_comment(comment) or not isinstance(comment.get("file"), str):
             continue
         code = json_int(comment.get("code"))
+        file = ctx.relpath(comment["file"])
         issues.append(
             make_issue(
                 kind="lint",
                 message=str(comment.get("message") or ""),
                 source="shellcheck",
                 severity=_severity(comment.get("level")),
-                file=ctx.relpath(comment["file"]),
+                file=file,
                 line=json_int(comment.get("line")),
                 column=json_int(comment.get("column")) if columns else None,
                 end_line=json_int(comment.get("endLine")),
                 end_column=json_int(comment.get("endColumn")) if columns else None,
                 rule=f"SC{code}" if code is not None else None,
+                fixes=(_fix(comment, file),) if columns else (),
             )
         )
     return issues
+
+
+def _fix(comment: dict[str, Any], file: str) -> Fix | None:
+    """A json1 comment's replacements as one fix; None without any, or with one that is not a clean edit."""
+    fix = comment.get("fix")
+    replacements = fix.get("replacements") if isinstance(fix, dict) else None
+    if not isinstance(replacements, list) or not replacements or file.startswith("/"):
+        return None
+    placed: list[tuple[int, int, int, Edit]] = []
+    for item in replacements:
+        where = [json_int(item.get(key)) if isinstance(item, dict) else None for key in _WHERE]
+        if not isinstance(item, dict) or not isinstance(item.get("replacement"), str) or None in where:
+            return None
+        line, column, end_line, end_column = (value or 0 for value in where)
+        if min(line, column, end_line, end_column) < 1:
+            return None
+        edit = Edit(file, line, column, end_line, end_column, item["replacement"])
+        placed.append((line, column, 0 if item.get("insertionPoint") == "afterEnd" else 1, edit))
+    placed.sort(key=lambda entry: entry[:3])  # make_fix's own sort is stable: the order at one place stays
+    return make_fix(str(comment.get("message") or ""), "safe", [edit for *_, edit in placed])
+
+
+_WHERE = ("line", "column", "endLine", "endColumn")
 
 
 def _gcc_issues(text: str, ctx: ParseContext) -> list[Issue]:

@@ -1,0 +1,3 @@
+module example.com/fixgo
+
+go 1.22
