@@ -28,6 +28,8 @@ from lintel.workers.eslint import EslintWorker
 from tests.helpers import WORKSPACES, copy_workspace, require_path, require_tool, run_tool, tool_path
 
 CONFIG = LintelConfig()
+
+pytestmark = pytest.mark.tool("node")
 FILES = ("src/cart.js", "src/crlf.js", "src/unicode.js")
 ROUNDS = 10  # eslint's own fix mode makes at most 10 passes over a file
 
