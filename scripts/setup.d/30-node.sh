@@ -37,16 +37,16 @@ for bin in "${linked[@]}"; do
 done
 
 # node_modules is current when the package manager's own record of the install is newer than the lock file.
-# node-chained locks the same eslint and prettier as node (npm's cache holds them once).
+# node-chained locks the same eslint and prettier as node (npm's cache holds them once), fix-node the same eslint.
 # node-linters and node-tests depend on packages with a native binary per platform (biome, oxlint, esbuild,
 # rollup): npm 11 writes their lock files without the other platforms' optional packages and then refuses them
 # in `npm ci` ("Missing: @biomejs/cli-darwin-arm64 from lock file"). `npm install --no-save` installs the locked
 # versions all the same and leaves the lock file as committed.
-for name in node node-chained node-linters node-tests; do
+for name in node node-chained fix-node node-linters node-tests; do
   node_ws="$ROOT/tests/workspaces/$name"
   if [ -f "$node_ws/package-lock.json" ] && { [ ! -f "$node_ws/node_modules/.package-lock.json" ] \
     || [ "$node_ws/package-lock.json" -nt "$node_ws/node_modules/.package-lock.json" ]; }; then
-    if [ "$name" = node ] || [ "$name" = node-chained ]; then
+    if [ "$name" = node ] || [ "$name" = node-chained ] || [ "$name" = fix-node ]; then
       say "npm ci in tests/workspaces/$name"
       (cd "$node_ws" && npm ci "${quiet_npm[@]}")
     else

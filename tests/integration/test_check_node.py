@@ -88,7 +88,7 @@ def test_lint_and_typecheck_match_eslint_and_tsc_by_hand() -> None:
     assert code == 1
     lint, typecheck = run_of(report, "lint"), run_of(report, "typecheck")
     # The project's own tools, run directly: npx would only find the same files (and start Node once more).
-    assert lint["argv"] == [str(NODE / "node_modules" / ".bin" / "eslint"), ".", "--format", "json"]
+    assert lint["argv"] == [str(NODE / "node_modules" / ".bin" / "eslint"), "--format", "json-with-metadata", "."]
     assert typecheck["argv"] == [str(NODE / "node_modules" / ".bin" / "tsc"), "--noEmit", "--pretty", "false"]
     assert (lint["status"], lint["exitCode"], lint["tool"]) == ("findings", 1, "eslint")
     assert (typecheck["status"], typecheck["exitCode"], typecheck["tool"]) == ("findings", 2, "tsc")
@@ -159,7 +159,14 @@ def test_missing_eslint_says_how_to_install_it(tmp_path: Path) -> None:
     assert code == 3
     run = run_of(report, "lint")
     assert run["status"] == "not_checked"
-    assert run["argv"] == ["npx", "--no-install", "eslint", ".", "--format", "json"]  # the fallback, never run
+    assert run["argv"] == [
+        "npx",
+        "--no-install",
+        "eslint",
+        "--format",
+        "json-with-metadata",
+        ".",
+    ]  # the fallback, never run
     assert run["reason"] == ("lint: eslint: not found on PATH — install it with: npm install --save-dev eslint")
 
 
@@ -181,7 +188,7 @@ def test_tools_hoisted_to_the_workspace_root_run_directly(tmp_path: Path) -> Non
     assert code == 1
     lint, typecheck = run_of(report, "lint"), run_of(report, "typecheck")
     assert lint["cwd"] == typecheck["cwd"] == "packages/app"
-    assert lint["argv"] == [str(root / "node_modules" / ".bin" / "eslint"), ".", "--format", "json"]
+    assert lint["argv"] == [str(root / "node_modules" / ".bin" / "eslint"), "--format", "json-with-metadata", "."]
     assert typecheck["argv"] == [str(root / "node_modules" / ".bin" / "tsc"), "--noEmit", "--pretty", "false"]
     in_member = Counter({("packages/app/" + f, line, rule): n for (f, line, rule), n in eslint_by_hand(NODE).items()})
     in_member.update({("packages/app/" + f, line, rule): n for (f, line, rule), n in tsc_by_hand(NODE).items()})
@@ -226,7 +233,7 @@ def test_polyglot_runs_the_yarn_scripts_and_only_node() -> None:
         assert Path(run["argv"][0]).name == "yarn" or os.path.samefile(run["argv"][0], yarn)
         assert run["argv"][1:4] == ["--silent", "run", check]
         assert run["status"] == "findings", run
-    assert run_of(report, "lint")["argv"][4:] == ["--format", "json"]
+    assert run_of(report, "lint")["argv"][4:] == ["--format", "json-with-metadata"]
     assert finding_keys(report["issues"]) == Counter(
         {
             ("ui/cart.js", 8, "eqeqeq"): 1,

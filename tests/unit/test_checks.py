@@ -121,7 +121,7 @@ def test_npx_tools_must_be_installed_in_the_project(tmp_path: Path, monkeypatch:
     planned = plan_check(project, "lint", LintelConfig(), tmp_path)
     assert planned.missing is None
     # Found, it runs itself: the same file npx would have run.
-    assert planned.spec.argv == (str(eslint), ".", "--format", "json")
+    assert planned.spec.argv == (str(eslint), "--format", "json-with-metadata", ".")
     assert [(b.name, b.path, b.via) for b in planned.binaries] == [("eslint", str(eslint), "project")]
     assert planned.spec.tool == "eslint"
 

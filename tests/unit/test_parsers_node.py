@@ -535,6 +535,7 @@ CAPTURES = [
     ("eslint", "node-findings"),
     ("eslint", "parse-error"),
     ("eslint", "polyglot-npm-banner"),
+    ("eslint", "fix-node-findings"),
     ("eslint-compact", "node-findings"),
     ("eslint-stylish", "node-findings"),
     ("tsc", "node-errors"),
@@ -592,6 +593,22 @@ def test_any_json_shape_never_raises(value: object) -> None:
         value,
         [{"filePath": "/ws/a.js", "messages": value}],
         [{"filePath": "/ws/a.js", "messages": [value]}],
+        [
+            {
+                "filePath": "/ws/a.js",
+                "source": "a = 1;",
+                "messages": [{"ruleId": "r", "fix": value, "suggestions": value}],
+            }
+        ],
+        [
+            {
+                "filePath": "/ws/a.js",
+                "source": value,
+                "messages": [{"ruleId": "r", "fix": {"range": [0, 1], "text": "b"}}],
+            }
+        ],
+        {"results": [{"filePath": "/ws/a.js", "messages": []}], "metadata": value},
+        {"results": [{"filePath": "/ws/a.js", "messages": []}], "metadata": {"rulesMeta": value}},
         {"success": False, "testResults": value},
         {"success": False, "testResults": [value]},
         {"success": False, "testResults": [{"name": value, "status": "failed", "assertionResults": [value]}]},

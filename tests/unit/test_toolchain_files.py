@@ -73,8 +73,20 @@ def test_python_formatter_reads_stdin_with_the_files_settings() -> None:
 @pytest.mark.parametrize(
     ("use_stdin", "argv"),
     [
-        (False, ("npx", "--no-install", "eslint", "--format", "json", "src/util.js")),
-        (True, ("npx", "--no-install", "eslint", "--format", "json", "--stdin", "--stdin-filename", "src/util.js")),
+        (False, ("npx", "--no-install", "eslint", "--format", "json-with-metadata", "src/util.js")),
+        (
+            True,
+            (
+                "npx",
+                "--no-install",
+                "eslint",
+                "--format",
+                "json-with-metadata",
+                "--stdin",
+                "--stdin-filename",
+                "src/util.js",
+            ),
+        ),
     ],
 )
 def test_node_without_lint_script_runs_eslint_on_the_file(use_stdin: bool, argv: tuple[str, ...]) -> None:
@@ -82,7 +94,7 @@ def test_node_without_lint_script_runs_eslint_on_the_file(use_stdin: bool, argv:
     assert (scope.spec.argv, scope.filter_to_file, scope.stdin) == (argv, False, use_stdin)
     project_wide = tool_for(NODE, "lint")
     # Same tool, parser, exit codes and "eslint not found" reporting as the project-wide run.
-    assert scope.spec == dataclasses.replace(project_wide, argv=argv)
+    assert scope.spec == dataclasses.replace(project_wide, argv=argv, fix_mode=scope.spec.fix_mode)
     assert scope.spec.requires == ("eslint",)
 
 
@@ -90,7 +102,7 @@ def test_node_without_lint_script_runs_eslint_on_the_file(use_stdin: bool, argv:
 def test_node_lint_script_runs_whole_and_is_filtered(use_stdin: bool) -> None:
     scope = file_scope(NODE_LINT_SCRIPT, "lint", ROOT / "src" / "util.js", use_stdin=use_stdin)
     assert scope == FileScope(tool_for(NODE_LINT_SCRIPT, "lint"), filter_to_file=True, stdin=False)
-    assert scope.spec.argv == ("yarn", "--silent", "run", "lint", "--format", "json")
+    assert scope.spec.argv == ("yarn", "--silent", "run", "lint", "--format", "json-with-metadata")
 
 
 @pytest.mark.parametrize("project", [NODE, NODE_LINT_SCRIPT])

@@ -47,7 +47,7 @@ def make_project(
 def test_defaults_use_npx_without_install_whatever_the_manager(tmp_path: Path, manager: str) -> None:
     project = make_project(tmp_path, manager)
     lint = tool_for(project, "lint")
-    assert lint.argv == ("npx", "--no-install", "eslint", ".", "--format", "json")
+    assert lint.argv == ("npx", "--no-install", "eslint", "--format", "json-with-metadata", ".")
     assert (lint.tool, lint.parser, lint.requires) == ("eslint", "eslint", ("eslint",))
     typecheck = tool_for(project, "typecheck")
     assert typecheck.argv == ("npx", "--no-install", "tsc", "--noEmit", "--pretty", "false")
@@ -97,10 +97,10 @@ def test_exit_codes_measured_on_the_real_tools(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("manager", "argv"),
     [
-        ("npm", ("npm", "run", "--silent", "lint", "--", "--format", "json")),
-        ("yarn", ("yarn", "--silent", "run", "lint", "--format", "json")),
-        ("pnpm", ("pnpm", "run", "lint", "--format", "json")),
-        ("bun", ("bun", "run", "--silent", "lint", "--format", "json")),
+        ("npm", ("npm", "run", "--silent", "lint", "--", "--format", "json-with-metadata")),
+        ("yarn", ("yarn", "--silent", "run", "lint", "--format", "json-with-metadata")),
+        ("pnpm", ("pnpm", "run", "lint", "--format", "json-with-metadata")),
+        ("bun", ("bun", "run", "--silent", "lint", "--format", "json-with-metadata")),
     ],
 )
 def test_eslint_script_asked_for_json(tmp_path: Path, manager: str, argv: tuple[str, ...]) -> None:
@@ -202,7 +202,7 @@ def test_yarn_berry_has_no_silent_flag(tmp_path: Path, marker: str | None, packa
     if marker is not None:
         (tmp_path / marker).write_text("nodeLinker: node-modules\n", encoding="utf-8")
     project = make_project(tmp_path, "yarn", {"lint": "eslint ."}, **package)
-    assert tool_for(project, "lint").argv == ("yarn", "run", "lint", "--format", "json")
+    assert tool_for(project, "lint").argv == ("yarn", "run", "lint", "--format", "json-with-metadata")
 
 
 def test_yarn_classic_pinned_in_package_json(tmp_path: Path) -> None:
@@ -252,7 +252,7 @@ def test_polyglot_fixture_runs_yarn_scripts() -> None:
     projects = {p.language: p for p in detect(WORKSPACES / "polyglot")}
     project = projects["node"]
     assert project.package_manager == "yarn"
-    assert tool_for(project, "lint").argv == ("yarn", "--silent", "run", "lint", "--format", "json")
+    assert tool_for(project, "lint").argv == ("yarn", "--silent", "run", "lint", "--format", "json-with-metadata")
     assert tool_for(project, "typecheck").argv == ("yarn", "--silent", "run", "typecheck")
     assert tool_for(project, "test").argv == ("yarn", "--silent", "run", "test")
 
@@ -338,6 +338,12 @@ def test_eslint_dot_leaves_out_the_folders_git_ignores(tmp_path: Path) -> None:
     root = make_project(tmp_path, None)
     web = make_project(tmp_path / "web", None)
     argv = tool_for(root, "lint").argv
-    assert argv[argv.index(".") :] == (".", "--format", "json", "--ignore-pattern=.venv/", "--ignore-pattern=dist/")
+    assert argv[argv.index("--format") :] == (
+        "--format",
+        "json-with-metadata",
+        ".",
+        "--ignore-pattern=.venv/",
+        "--ignore-pattern=dist/",
+    )
     web_argv = tool_for(web, "lint").argv
-    assert web_argv[web_argv.index(".") :] == (".", "--format", "json", "--ignore-pattern=dist/")
+    assert web_argv[web_argv.index("--format") :] == ("--format", "json-with-metadata", ".", "--ignore-pattern=dist/")

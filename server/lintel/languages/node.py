@@ -24,6 +24,7 @@ from lintel.languages.base import (
     CheckName,
     FileCheckName,
     FileScope,
+    FixMode,
     LanguageSpec,
     Project,
     ScriptStep,
@@ -34,6 +35,7 @@ from lintel.languages.base import (
 )
 from lintel.languages.evidence import folders_up
 from lintel.languages.members import expand_members
+from lintel.languages.node_fix import ESLINT_FORMAT, eslint_fix_mode, script_fix
 from lintel.languages.node_intent import not_configured, prettier_targets, tsc_project
 from lintel.languages.nodesteps import chain_steps
 from lintel.languages.pnpmyaml import pnpm_workspace_packages
@@ -86,7 +88,7 @@ _KNOWN_TOOLS: Mapping[str, _KnownTool] = {
     "eslint": _KnownTool(
         tool="eslint",
         binary="eslint",
-        parseable_flags=("--format", "json"),
+        parseable_flags=ESLINT_FORMAT,
         already_parseable=("-f", "--format", "-o", "--output-file"),
         parser="node-lint-auto",
         finding_codes=_ESLINT_FINDINGS,
@@ -208,7 +210,7 @@ def tool_for(project: Project, check: CheckName) -> ToolSpec:
         return script_spec(project, check, script)
     if check == "lint":
         ignored = tuple(f"--ignore-pattern={name}/" for name in gitignored_folders(project.root))
-        return eslint_spec(manager, (".", "--format", "json", *ignored))
+        return eslint_spec(manager, (".", *ignored))
     if check == "typecheck":
         return ToolSpec(
             check="typecheck",
@@ -267,8 +269,8 @@ def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bo
     if check == "lint":
         if "lint" in project.scripts:
             return FileScope(tool_for(project, "lint"), filter_to_file=True, stdin=False)
-        target = ("--stdin", "--stdin-filename", rel) if use_stdin else (rel,)
-        return FileScope(eslint_spec(manager, ("--format", "json", *target)), filter_to_file=False, stdin=use_stdin)
+        spec = eslint_spec(manager, (rel,), stdin=use_stdin)
+        return FileScope(spec, filter_to_file=False, stdin=use_stdin)
     if check == "format":
         # A file prettier has no parser for, or one .prettierignore (or node_modules) excludes, is not checked
         # by `prettier --check .`: these flags make the one-file run agree (clean, exit 0) instead of exit 2.
@@ -291,16 +293,19 @@ def formatter_for(project: Project, file: Path) -> ToolSpec | None:
     return dataclasses.replace(spec, parser="custom", finding_codes=frozenset())
 
 
-def eslint_spec(manager: str, args: tuple[str, ...]) -> ToolSpec:
-    """`npx --no-install eslint <args>`: the project's own eslint, or "not found" with how to add it."""
+def eslint_spec(manager: str, targets: tuple[str, ...], *, stdin: bool = False) -> ToolSpec:
+    """`npx --no-install eslint <targets> --format json-with-metadata`: the project's own eslint, or "not found"
+    with how to add it. With `stdin`, the one file in `targets` is read from stdin; its fix mode writes the file."""
+    read = ("--stdin", "--stdin-filename", *targets) if stdin else targets
     return ToolSpec(
         check="lint",
         tool="eslint",
-        argv=(*NPX, "eslint", *args),
+        argv=(*NPX, "eslint", *ESLINT_FORMAT, *read),
         parser="eslint",
         finding_codes=_ESLINT_FINDINGS,
         install_hint=f"{_ADD_DEV.get(manager, _ADD_DEV['npm'])} eslint",
         requires=("eslint",),
+        fix_mode=eslint_fix_mode(targets),
     )
 
 
@@ -331,10 +336,12 @@ def script_spec(project: Project, check: CheckName, script: str, more: tuple[str
     hint = f"{manager} install (installs the project's devDependencies)"
     if manager != "npm":
         hint = f"{hint}; to get {manager}: {_GET_PACKAGE_MANAGER.get(manager, 'see its documentation')}"
+    berry = is_yarn_berry(project.root)
+    fixes = script_fix(known.tool, text) if known is not None and check == "lint" and not more else None
     return ToolSpec(
         check=check,
         tool=known.tool if known is not None else f"{manager} run {script}",
-        argv=run_script_argv(manager, script, (*extra, *more), berry=is_yarn_berry(project.root)),
+        argv=run_script_argv(manager, script, (*extra, *more), berry=berry),
         parser=known.parser if known is not None else _SCRIPT_PARSERS.get(check, "node-lint-auto"),
         finding_codes=known.finding_codes if known is not None else _UNKNOWN_SCRIPT_FINDINGS,
         install_hint=hint,
@@ -342,6 +349,16 @@ def script_spec(project: Project, check: CheckName, script: str, more: tuple[str
         env_defaults=_TEST_DEFAULTS if check == "test" else {},
         script=text,
         steps=chain_steps(text, project.scripts, _step),
+        # The script run with its tool's fix flags (`npm run lint -- --fix`): its own targets and config.
+        fix_mode=None
+        if fixes is None
+        else FixMode(
+            argv=run_script_argv(manager, script, fixes.args, berry=berry),
+            unsafe_args=fixes.unsafe_args,
+            stdin_argv=fixes.stdin_argv,
+            stdin_unsafe_args=fixes.stdin_unsafe_args,
+            stdin_output=fixes.stdin_output,
+        ),
     )
 
 

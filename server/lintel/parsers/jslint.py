@@ -18,7 +18,8 @@ from lintel.parsers.common import json_int, json_object
 
 # `--format json`:
 #   { "diagnostics": [{"message": "`debugger` statement is not allowed", "code": "eslint(no-debugger)",
-#       "severity": "warning", "filename": "src/cart.js",
+#       "severity": "warning", "url": "https://oxc.rs/docs/guide/usage/linter/rules/eslint/no-debugger.html",
+#       "filename": "src/cart.js",
 #       "labels": [{"span": {"offset": 219, "length": 9, "line": 8, "column": 7}}]}],
 #     "number_of_files": 2, "number_of_rules": 96, ... }
 # Default output, a header then the location a few lines below (with CI set: `⚠` and `╭─[`, in colour):
@@ -52,6 +53,7 @@ def oxlint_report_issues(report: Mapping[str, Any], ctx: ParseContext) -> list[I
                 ctx.relpath(filename) if isinstance(filename, str) and filename else None,
                 json_int(span.get("line")),
                 json_int(span.get("column")),
+                url=diagnostic.get("url") if isinstance(diagnostic.get("url"), str) else None,
             )
         )
     return issues
@@ -70,7 +72,13 @@ def oxlint_text_issues(text: str, ctx: ParseContext) -> Iterator[Issue]:
 
 
 def _oxlint_issue(
-    code: str, message: str, severity: Severity, file: str | None, line: int | None, column: int | None
+    code: str,
+    message: str,
+    severity: Severity,
+    file: str | None,
+    line: int | None,
+    column: int | None,
+    url: str | None = None,
 ) -> Issue:
     return make_issue(
         kind="lint",
@@ -81,6 +89,7 @@ def _oxlint_issue(
         line=line,
         column=column,
         rule=code or None,
+        url=url,
     )
 
 

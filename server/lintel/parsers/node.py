@@ -13,6 +13,7 @@ from typing import Any
 
 from lintel.issues import Issue, ParseContext, ParseResult, Severity, make_issue, severity_from
 from lintel.parsers.base import ToolOutput
+from lintel.parsers.eslintfix import ResultText, message_fixes, rule_urls
 from lintel.parsers.jscommon import both_streams, clean_exit, find_json, json_documents, loose_int
 from lintel.parsers.jslint import (
     biome_report_issues,
@@ -34,22 +35,39 @@ def _is_eslint_report(value: Any) -> bool:
     )
 
 
+def _is_eslint_metadata_report(value: Any) -> bool:
+    """`--format json-with-metadata`: `{"results": <the json format's list>, "metadata": {"rulesMeta": ...}}`."""
+    return (
+        isinstance(value, dict) and isinstance(value.get("metadata"), dict) and _is_eslint_report(value.get("results"))
+    )
+
+
+def _eslint_metadata_issues(report: Mapping[str, Any], ctx: ParseContext) -> list[Issue]:
+    return _eslint_issues(report["results"], ctx, rule_urls(report["metadata"]))
+
+
 def parse_eslint(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     """eslint's `--format json`: one object per linted file, its messages with 1-based positions.
 
         [{"filePath":"/w/src/util.js","messages":[
             {"ruleId":"eqeqeq","severity":2,"message":"Expected '===' and instead saw '=='.",
-             "line":4,"column":12,"endLine":4,"endColumn":14},
+             "line":4,"column":12,"endLine":4,"endColumn":14,
+             "suggestions":[{"desc":"Use '===' instead of '=='.","fix":{"range":[61,63],"text":"==="}}]},
             {"ruleId":null,"fatal":true,"severity":2,"message":"Parsing error: Unexpected token ;",
-             "line":5,"column":28}], "errorCount":2, ...}]
+             "line":5,"column":28}], "errorCount":2, ..., "source":"..."}]
 
-    Severity 2 is an error, 1 a warning. A fatal message (the file does not parse) has no rule.
+    or the same list as `results` of `--format json-with-metadata` (what lintel asks for), whose `metadata`
+    gives each rule's page. Severity 2 is an error, 1 a warning. A fatal message (the file does not parse) has
+    no rule. A message's `fix` and `suggestions` become its fixes (parsers/eslintfix.py).
     eslint exits 0 clean, 1 with findings, 2 when it failed (bad config, crash: no JSON is printed then).
     """
     found = find_json(output, "[", _is_eslint_report)
-    if found is None:
-        return ParseResult(recognized=False)
-    return ParseResult(issues=_eslint_issues(found.document.value, ctx), recognized=True)
+    if found is not None:
+        return ParseResult(issues=_eslint_issues(found.document.value, ctx), recognized=True)
+    found = find_json(output, "{", _is_eslint_metadata_report)
+    if found is not None:
+        return ParseResult(issues=_eslint_metadata_issues(found.document.value, ctx), recognized=True)
+    return ParseResult(recognized=False)
 
 
 def _is_ignored_notice(message: Mapping[str, Any]) -> bool:
@@ -59,10 +77,13 @@ def _is_ignored_notice(message: Mapping[str, Any]) -> bool:
     return message.get("ruleId") is None and not message.get("fatal") and text.startswith("File ignored")
 
 
-def _eslint_issues(report: Sequence[Mapping[str, Any]], ctx: ParseContext) -> list[Issue]:
+def _eslint_issues(
+    report: Sequence[Mapping[str, Any]], ctx: ParseContext, urls: Mapping[str, str] | None = None
+) -> list[Issue]:
     issues: list[Issue] = []
     for result in report:
         file = ctx.relpath(str(result["filePath"]))
+        text = ResultText(result, ctx)
         for message in result["messages"]:
             if not isinstance(message, dict):
                 continue
@@ -70,6 +91,7 @@ def _eslint_issues(report: Sequence[Mapping[str, Any]], ctx: ParseContext) -> li
             rule = message.get("ruleId")
             if _is_ignored_notice(message):
                 continue
+            rule = str(rule) if isinstance(rule, str) and not fatal else None
             issues.append(
                 make_issue(
                     kind="lint",
@@ -81,7 +103,9 @@ def _eslint_issues(report: Sequence[Mapping[str, Any]], ctx: ParseContext) -> li
                     column=loose_int(message.get("column")),
                     end_line=loose_int(message.get("endLine")),
                     end_column=loose_int(message.get("endColumn")),
-                    rule=str(rule) if isinstance(rule, str) and not fatal else None,
+                    rule=rule,
+                    fixes=message_fixes(message, text, file, rule),
+                    url=(urls or {}).get(rule) if rule else None,
                 )
             )
     return issues
@@ -329,6 +353,7 @@ def parse_node_lint_auto(output: ToolOutput, ctx: ParseContext) -> ParseResult:
     found_any = False
     for opener, accept, read in (
         ("[", _is_eslint_report, _eslint_issues),
+        ("{", _is_eslint_metadata_report, _eslint_metadata_issues),
         ("{", is_oxlint_report, oxlint_report_issues),
         ("{", is_biome_report, biome_report_issues),
     ):

@@ -1,6 +1,7 @@
 """The warm eslint worker: `node eslint_worker.cjs <root>` (shipped with lintel) loads the project's own eslint
-once and lints each text through its API; its answer is what `eslint --format json` prints, read by the same
-parser as the CLI's output (docs/design.md, "Warm workers")."""
+once and lints each text through its API; its answer is what `eslint --format json-with-metadata` prints (fixes,
+suggestions and rule pages included), read by the same parser as the CLI's output (docs/design.md, "Warm
+workers"). It also gives a text as eslint's fix mode leaves it (`fix`), for the editor's fix-all."""
 
 from __future__ import annotations
 
@@ -120,6 +121,20 @@ class EslintWorker:
         if not parsed.recognized:
             raise WorkerError(f"the eslint worker's output is not eslint's JSON: {output[:200]!r}")
         return list(parsed.issues)
+
+    async def fix(self, file: Path, text: str) -> str | None:
+        """`text` (the file `file`, saved or not) as `eslint --fix-dry-run` leaves it: every fix eslint's fix mode
+        applies (never a suggestion), in its own passes; None when eslint changed nothing (or ignores the file)."""
+        child = self._child
+        if child is None:
+            raise WorkerError("the eslint worker is not started")
+        answer = await child.request({"fix": True, "file": str(file), "text": text})
+        if "error" in answer:
+            raise WorkerError(f"eslint --fix failed: {_first_line(answer['error'])}")
+        fixed = answer.get("fixed")
+        if fixed is not None and not isinstance(fixed, str):
+            raise WorkerError(f"the eslint worker's fix answer is not text: {answer!r:.200}")
+        return fixed
 
     def _watch_configs(self, file: Path, config: Path | None) -> None:
         """Config files that would take over for `file` if they appeared: those of the folders from the file's

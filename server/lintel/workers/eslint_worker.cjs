@@ -7,8 +7,11 @@
 //   out (once, first): {"ready": true, "version": "9.39.5", "configType": "flat", "packageJson": "/r/node_modules/eslint/package.json"}
 //                  or {"ready": false, "error": "eslint is not installed in /r (...)"}  and the process exits 1
 //   in:  {"id": 1, "file": "/r/src/a.js", "text": "..."}
-//   out: {"id": 1, "output": "[...]", "configFile": "/r/eslint.config.js"}  output: what `eslint --format json` prints
+//   out: {"id": 1, "output": "{...}", "configFile": "/r/eslint.config.js"}
+//        output: what `eslint --format json-with-metadata` prints, its rulesMeta cut to each rule's docs.url
 //     or {"id": 1, "error": "..."}                                          eslint threw (a broken config, a rule crash)
+//   in:  {"id": 2, "fix": true, "file": "/r/src/a.js", "text": "..."}
+//   out: {"id": 2, "fixed": "..." | null}  the text as `eslint --fix-dry-run` leaves it; null: eslint changed nothing
 //   in:  {"cancel": 1}  a request lintel no longer waits for: skipped unless it has started
 //
 // Requests are linted one at a time, in order. stdin closing ends the process. Nothing but protocol lines goes to
@@ -86,10 +89,12 @@ async function loadEslint() {
     throw new Error(`eslint at ${entry} has no ESLint class (lintel's worker needs eslint 7 or later)`);
   }
   const eslint = new ESLint({ cwd: root });
-  // The json formatter is the CLI's `--format json`: the answer is exactly what the CLI prints.
+  // The json formatter is the CLI's `--format json`: the answer's results are exactly what the CLI prints.
   const formatter = await eslint.loadFormatter("json");
   return {
+    ESLint,
     eslint,
+    fixer: null, // an ESLint with fix: true, made on the first fix request (it loads the config once more)
     formatter,
     hello: {
       ready: true,
@@ -111,10 +116,38 @@ async function configFileFor(eslint, file) {
   }
 }
 
+/** Each reported rule's page, as json-with-metadata's rulesMeta gives it (the CLI's eslint 8 with an eslintrc
+ * config lists every loaded rule there, schemas included: only the pages of the rules in the results are kept). */
+function rulesMetaFor(eslint, results) {
+  if (typeof eslint.getRulesMetaForResults !== "function") {
+    return {};
+  }
+  const meta = eslint.getRulesMetaForResults(results);
+  const pages = {};
+  for (const [rule, ruleMeta] of Object.entries(meta || {})) {
+    const url = ruleMeta && ruleMeta.docs && ruleMeta.docs.url;
+    if (typeof url === "string") {
+      pages[rule] = { docs: { url } };
+    }
+  }
+  return pages;
+}
+
 async function lint(state, request) {
   const results = await state.eslint.lintText(request.text, { filePath: request.file });
-  const output = await state.formatter.format(results);
+  const json = await state.formatter.format(results);
+  const metadata = JSON.stringify({ cwd: root, rulesMeta: rulesMetaFor(state.eslint, results) });
+  const output = `{"results":${json},"metadata":${metadata}}`;
   return { id: request.id, output, configFile: await configFileFor(state.eslint, request.file) };
+}
+
+async function fix(state, request) {
+  if (state.fixer === null) {
+    state.fixer = new state.ESLint({ cwd: root, fix: true });
+  }
+  const results = await state.fixer.lintText(request.text, { filePath: request.file });
+  const output = results.length > 0 ? results[0].output : undefined;
+  return { id: request.id, fixed: typeof output === "string" ? output : null };
 }
 
 async function main() {
@@ -144,7 +177,7 @@ async function main() {
       }
       let answer;
       try {
-        answer = await lint(state, request);
+        answer = await (request.fix === true ? fix(state, request) : lint(state, request));
       } catch (error) {
         answer = { id: request.id, error: describe(error) };
       }
