@@ -96,7 +96,10 @@ def _ruff(issue: Issue, doc: Document, rule: str, index: int) -> Change | None:
             continue
         if found.group("codes") is None:
             return None  # a bare directive already covers the rule
-        codes = set(re.split(r"[\s,]+", found.group("codes").strip())) | {rule}
+        codes = set(re.split(r"[\s,]+", found.group("codes").strip()))
+        if rule in codes:
+            return None
+        codes.add(rule)
         # ruff rewrites the directive with its codes sorted (E402, E702, F401).
         return Change(row, column + found.start(), column + found.end(), "# noqa: " + ", ".join(sorted(codes)))
     return _append(doc, row, f"# noqa: {rule}")
