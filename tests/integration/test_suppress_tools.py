@@ -14,7 +14,7 @@ from lintel.issues import Issue
 from lintel.suppress import suppression
 from lintel.units import unit_for
 
-from tests.helpers import copy_workspace, lintel_json, require_path, require_tool, run_tool
+from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, require_tool, run_tool
 
 Key = tuple[str, str | None, str | None, int | None, str]
 
@@ -88,8 +88,6 @@ def test_pyright_suppressions_silence_exactly_their_finding(tmp_path: Path) -> N
 
 @pytest.mark.tool("node")
 def test_eslint_and_tsc_suppressions_silence_exactly_their_finding(tmp_path: Path) -> None:
-    from tests.helpers import WORKSPACES
-
     require_path(WORKSPACES / "node" / "node_modules", "npm ci in tests/workspaces/node")
     root = copy_workspace("node", tmp_path / "node")
     assert _suppress_each(root, {"eslint", "tsc"}) == 10
@@ -117,6 +115,102 @@ def test_clippy_and_rustc_suppressions_silence_exactly_their_finding(tmp_path: P
 def test_shellcheck_suppressions_silence_exactly_their_finding(tmp_path: Path) -> None:
     root = copy_workspace("shell", tmp_path / "shell")
     assert _suppress_each(root, {"shellcheck"}) == 3
+
+
+# --- merging into a directive already there ---------------------------------------------------------------
+
+
+def _suppress_until_clean(root: Path, file: str, sources: set[str]) -> str:
+    """Suppress `file`'s findings of `sources` one at a time, re-running after each, until none is left: each round
+    the file has fewer, and no other file's findings change. Returns the file's final text."""
+    path = root / file
+    others = Counter(_key(i) for i in _check(root) if i.file != file)
+    for _ in range(10):
+        issues = _check(root)
+        assert Counter(_key(i) for i in issues if i.file != file) == others
+        mine = [i for i in issues if i.file == file and i.source in sources]
+        if not mine:
+            return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
+        fix = suppression(mine[0], text)
+        assert fix is not None, mine[0]
+        changed = apply_edits(text, fix.edits, unit_for(mine[0].source))
+        assert changed is not None
+        path.write_text(changed, encoding="utf-8")
+    raise AssertionError(f"{file} still has findings of {sources}")
+
+
+@pytest.mark.tool("ruff", "mypy")
+def test_python_directives_merge_with_those_on_the_line(tmp_path: Path) -> None:
+    root = copy_workspace("python", tmp_path / "python")
+    line = "    first: str = len(values); print(values.nope == None)"
+    (root / "src/inventory/extra.py").write_text(f"def total(values: list[int]) -> None:\n{line}  # noqa: E501\n")
+    final = _suppress_until_clean(root, "src/inventory/extra.py", {"ruff", "mypy"})
+    merged = "  # type: ignore[assignment, attr-defined]  # noqa: E501, E702, E711, F841\n"
+    assert final == f"def total(values: list[int]) -> None:\n{line}{merged}"
+
+
+@pytest.mark.tool("basedpyright")
+def test_pyright_directives_merge_on_a_line_with_two_rules(tmp_path: Path) -> None:
+    root = copy_workspace("python-pyright", tmp_path / "python-pyright")
+    final = _suppress_until_clean(root, "shapes/area.py", {"basedpyright"})
+    assert (
+        'print(circle("2"), math.tau.nonexistent)  # pyright: ignore[reportArgumentType, reportAttributeAccessIssue]\n'
+        in final
+    )
+
+
+@pytest.mark.tool("node")
+def test_eslint_directive_above_takes_more_rules(tmp_path: Path) -> None:
+    require_path(WORKSPACES / "node" / "node_modules", "npm ci in tests/workspaces/node")
+    root = copy_workspace("node", tmp_path / "node")
+    (root / "src/merge.js").write_text(
+        "export function f(a) {\n  // eslint-disable-next-line no-console -- a log\n  console.log(a == missing);\n}\n"
+    )
+    final = _suppress_until_clean(root, "src/merge.js", {"eslint"})
+    assert final.splitlines()[1] in (
+        "  // eslint-disable-next-line no-console, eqeqeq, no-undef -- a log",
+        "  // eslint-disable-next-line no-console, no-undef, eqeqeq -- a log",
+    )
+
+
+@pytest.mark.tool("golangci-lint", "go")
+def test_nolint_takes_more_linters_before_its_explanation(tmp_path: Path) -> None:
+    root = copy_workspace("go", tmp_path / "go")
+    (root / "merge.go").write_text(
+        'package lintelgo\n\nimport "os"\n\nfunc merge() {\n\tos.Remove("x") //nolint:govet // why\n}\n'
+    )
+    final = _suppress_until_clean(root, "merge.go", {"golangci-lint"})
+    assert '\tos.Remove("x") //nolint:govet,errcheck // why\n' in final
+
+
+@pytest.mark.tool("cargo")
+def test_allow_takes_more_lints(tmp_path: Path) -> None:
+    root = copy_workspace("rust", tmp_path / "rust")
+    lib = root / "src/lib.rs"
+    lib.write_text(lib.read_text(encoding="utf-8") + "\nmod merge;\n", encoding="utf-8")
+    (root / "src/merge.rs").write_text("#[allow(dead_code)]\nfn merged() -> i32 {\n    return 1;\n}\n")
+    final = _suppress_until_clean(root, "src/merge.rs", {"clippy", "rustc"})
+    assert final == "#[allow(dead_code, clippy::needless_return)]\nfn merged() -> i32 {\n    return 1;\n}\n"
+
+
+@pytest.mark.tool("shellcheck")
+def test_shellcheck_directive_takes_more_codes_and_covers_the_file_before_the_first_command(tmp_path: Path) -> None:
+    root = copy_workspace("shell", tmp_path / "shell")
+    (root / "bin/merge.sh").write_text("#!/usr/bin/env bash\nset -eu\n# shellcheck disable=SC2034\ncp -r $1 $2\n")
+    final = _suppress_until_clean(root, "bin/merge.sh", {"shellcheck"})
+    assert final == "#!/usr/bin/env bash\nset -eu\n# shellcheck disable=SC2034,SC2086\ncp -r $1 $2\n"
+    # Before the first command shellcheck reads a directive for the whole script: the title says so, and the
+    # finding two lines further is silenced too.
+    (root / "bin/first.sh").write_text("#!/usr/bin/env bash\n# copy\ncp -r $1 /tmp\ncp -r $2 /tmp\n")
+    issues = [i for i in _check(root) if i.file == "bin/first.sh"]
+    assert [(i.line, i.rule) for i in issues] == [(3, "SC2086"), (4, "SC2086")]
+    text = (root / "bin/first.sh").read_text(encoding="utf-8")
+    fix = suppression(issues[0], text)
+    assert fix is not None
+    assert fix.title == "Disable SC2086 for this file"
+    (root / "bin/first.sh").write_text(apply_edits(text, fix.edits, "utf-32") or "", encoding="utf-8")
+    assert [i for i in _check(root) if i.file == "bin/first.sh"] == []
 
 
 # --- ruff --add-noqa ------------------------------------------------------------------------------------------
