@@ -174,6 +174,37 @@ def test_eslint_directive_above_takes_more_rules(tmp_path: Path) -> None:
     )
 
 
+JSX_CONFIG = """  {
+    files: ["**/*.jsx"],
+    languageOptions: { ecmaVersion: 2022, sourceType: "module", parserOptions: { ecmaFeatures: { jsx: true } } },
+    rules,
+  },
+"""
+VIEW = """export function View({ a, b }) {
+  return (
+    <div>
+      <span>{a == b}</span>
+      {a == b ? <i>x</i> : null}
+    </div>
+  );
+}
+"""
+
+
+@pytest.mark.tool("node")
+def test_eslint_directive_among_jsx_children_is_a_jsx_comment(tmp_path: Path) -> None:
+    require_path(WORKSPACES / "node" / "node_modules", "npm ci in tests/workspaces/node")
+    root = copy_workspace("node", tmp_path / "node")
+    config = root / "eslint.config.js"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("export default [\n", "export default [\n" + JSX_CONFIG)
+    )
+    (root / "src/view.jsx").write_text(VIEW)
+    final = _suppress_until_clean(root, "src/view.jsx", {"eslint"})
+    directive = "      {/* eslint-disable-next-line eqeqeq */}\n"
+    assert final == VIEW.replace("      <span>", directive + "      <span>").replace("      {a", directive + "      {a")
+
+
 @pytest.mark.tool("golangci-lint", "go")
 def test_nolint_takes_more_linters_before_its_explanation(tmp_path: Path) -> None:
     root = copy_workspace("go", tmp_path / "go")

@@ -5,6 +5,8 @@ is tests/integration/test_suppress_tools.py."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from lintel.fixes import apply_edits
 from lintel.issues import Issue, make_issue
 from lintel.suppress import suppression
@@ -282,3 +284,49 @@ def test_no_rule_no_line_or_a_line_past_the_text_gets_none(source: str) -> None:
 def test_tools_without_a_suppression_get_none() -> None:
     for source in ("go vet", "gofmt", "prettier", "pytest", "cargo test", "custom"):
         assert suppression(_issue(source, "f", 1, "R"), "x\n") is None
+
+
+SOURCES = ("ruff", "mypy", "pyright", "eslint", "tsc", "golangci-lint", "clippy", "rustc", "shellcheck")
+PIECES = st.sampled_from(
+    [
+        "x",
+        " ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\r",
+        "é",
+        "😀",
+        "'",
+        '"',
+        '"""',
+        "`",
+        "${",
+        "}",
+        "{",
+        "(",
+        ")",
+        "\\",
+        "#",
+        "# noqa",
+        "# noqa: E1",
+        "# type: ignore[a]",
+        "//",
+        "/*",
+        "*/",
+        "//nolint:a",
+        "<<EOF",
+        "EOF",
+        "fn f() {",
+        "<div>",
+        "/",
+    ]
+)
+
+
+@given(st.lists(PIECES, max_size=40).map("".join), st.sampled_from(SOURCES), st.integers(1, 12))
+def test_any_text_gives_a_fix_that_applies_or_none_and_never_raises(text: str, source: str, line: int) -> None:
+    rule = {"ruff": "F401", "shellcheck": "SC2086", "clippy": "clippy::r"}.get(source, "r")
+    fix = suppression(_issue(source, "f", line, rule), text)
+    if fix is not None:
+        assert apply_edits(text, fix.edits, unit_for(source)) is not None
