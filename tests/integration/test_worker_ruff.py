@@ -147,6 +147,33 @@ async def test_fixture_files_equal_the_cli(tmp_path: Path, start_worker: Start) 
     assert {i.rule for i in found} >= {"F401", "B006"}
 
 
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-16"])
+async def test_fixes_equal_the_cli(tmp_path: Path, start_worker: Start, encoding: Unit) -> None:
+    """On the fix fixture (tabs, emoji, CJK text, a CRLF file), each finding's fixes and rule page from `ruff
+    server` (`data.edits` in the negotiated encoding, `data.is_preferred`, `data.title`, `codeDescription`) equal
+    what parse_ruff reads from the CLI's JSON: safe, unsafe and display-only ones."""
+    root = copy_workspace("fix-python", tmp_path / "fixes")
+    worker = await start_worker(root, encodings=(encoding,))
+    assert worker.encoding == encoding
+    found: list[Issue] = []
+    for file in sorted((root / "src" / "fixme").glob("*.py")):
+        text = file.read_bytes().decode("utf-8")
+        issues = await assert_same_as_cli(worker, root, file, text)
+        assert [(i.fixes, i.url) for i in issues] == [
+            (i.fixes, i.url) for i in cli_issues(root, file, text, stdin=False)
+        ]
+        found += issues
+    kinds = Counter(fix.applicability for issue in found for fix in issue.fixes)
+    assert kinds["safe"] >= 5
+    assert kinds["unsafe"] >= 5
+    assert kinds["display"] >= 1
+    assert {i.rule for i in found if i.fixes} >= {"F401", "E711", "E712", "F541", "UP032", "ERA001", "I001"}
+    assert any(not i.fixes for i in found)
+    assert all(i.url for i in found)
+    crlf = [i for i in found if i.file == "src/fixme/windows.py" and i.fixes]
+    assert crlf  # fixes in the CRLF file
+
+
 @pytest.mark.parametrize(
     ("newline", "encoding", "preview"),
     [
