@@ -212,3 +212,27 @@ def ruff_issues_read_only(rel: str) -> list[Issue]:
     )
     output = ToolOutput(proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8"), proc.returncode)
     return parse_ruff(output, ParseContext(cwd=str(FIXTURE), root=str(FIXTURE))).issues
+
+
+def test_a_byte_order_mark_is_not_counted(tmp_path: Path) -> None:
+    """ruff's columns on line 1 start after a byte order mark, and its own fix keeps the mark: the edits apply to
+    the text without it, the mark put back (applied to the text with it, they would cut one character early)."""
+    root = copy_workspace("fix-python", tmp_path / "bom")
+    rel = "src/fixme/bom.py"
+    text = '\ufeffx = f"é"; import os\n'
+    first = chosen(ruff_issues(root, rel, text), unsafe=False)
+    assert [edit.column for fix in first for edit in fix.edits] == [5, 11]
+    # Counted from the mark, each edit lands one character early.
+    assert fix_all(text, rel, first, unit_for("ruff"))[0] == '\ufeffx ="é"";s\n'
+    fixed = text
+    for _ in range(5):
+        fixes = chosen(ruff_issues(root, rel, fixed), unsafe=False)
+        without, applied = fix_all(fixed.removeprefix("\ufeff"), rel, fixes, unit_for("ruff"))
+        if not applied:
+            break
+        fixed = "\ufeff" + without
+    assert fixed == '\ufeffx = "é"\n'
+    (root / rel).write_bytes(text.encode("utf-8"))
+    assert ruff_fixed_from_stdin(root, rel, unsafe=False) == fixed
+    ruff_fixed_in_place(root, unsafe=False)
+    assert read(root / rel) == fixed
