@@ -1,8 +1,9 @@
 """The ruff warm worker (`ruff server`, lintel.workers.ruff) against the CLI it stands in for.
 
-On the python fixture and on generated files with hundreds of findings of many rules (non-ASCII and emoji before
-findings, CRLF line endings, form feed lines, a syntax error, `noqa` comments, preview on and off, UTF-16 as well
-as UTF-32 positions), the worker's Issues equal, field by field and in order, what parse_ruff reads from
+On the python and fix-python fixtures and on generated files with hundreds of findings of many rules (non-ASCII and
+emoji before findings, CRLF line endings, form feed lines, a syntax error, `noqa` comments, preview on and off,
+UTF-16 as well as UTF-32 positions), the worker's Issues equal, field by field (fixes and rule pages included) and
+in order, what parse_ruff reads from
 `ruff check --output-format=json` run on the same text as lint on save runs it (the file on disk); the same set
 as the stdin run (`--stdin-filename`, lint on change). Faults: a killed server and one that never answers are
 WorkerErrors; stop() leaves no process behind.
