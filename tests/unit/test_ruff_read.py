@@ -84,7 +84,8 @@ def test_no_fix_and_a_fix_without_a_message() -> None:
         "F541", 0, 2, {"name": "f-string-missing-placeholders", "edits": [edit(0, 1, "")], "is_preferred": True}, "m"
     )
     untitled["data"]["title"] = "f-string-missing-placeholders"  # the server's title when the fix has no message
-    assert [f.title for f in read(untitled).fixes] == ["Fix F541"]
+    issue = read(untitled)
+    assert ([f.title for f in issue.fixes], issue.hint) == (["Fix F541"], None)  # as the CLI's `message: null`
 
 
 def test_edits_lintel_cannot_read_give_no_fix() -> None:

@@ -51,11 +51,13 @@ def diagnostic_issue(
         title = title[: -len(_DISPLAY_ONLY)]  # a display-only fix: the CLI's message has no mark
         display_only = True
     applicability: Applicability = "safe" if data.get("is_preferred") else "display" if display_only else "unsafe"
+    edits = data.get("edits")
+    # A fix without a message of its own has the rule's name for its title (the CLI's JSON: null).
+    fix_title = title if edits and title != rule_name(diagnostic) else None
     hint = None
-    if data.get("edits") and title is not None:
-        hint = title if applicability == "safe" else f"{title} (unsafe fix)"
+    if fix_title is not None:
+        hint = fix_title if applicability == "safe" else f"{fix_title} (unsafe fix)"
     href = json_object(diagnostic.get("codeDescription")).get("href")
-    fix_title = title if title != rule_name(diagnostic) else None
     return make_issue(
         kind="lint",
         message=_cli_message(message, title),
@@ -68,8 +70,7 @@ def diagnostic_issue(
         end_column=end_column,
         rule=rule,
         hint=hint,
-        # A fix without a message of its own has the rule's name for its title (the CLI's JSON: null).
-        fixes=(_fix(data.get("edits"), fix_title, applicability, file, lines, encoding, rule),),
+        fixes=(_fix(edits, fix_title, applicability, file, lines, encoding, rule),),
         url=href if isinstance(href, str) else None,
     )
 
