@@ -1,8 +1,9 @@
 """The ruff warm worker (`ruff server`, lintel.workers.ruff) against the CLI it stands in for.
 
-On the python fixture and on generated files with hundreds of findings of many rules (non-ASCII and emoji before
-findings, CRLF line endings, form feed lines, a syntax error, `noqa` comments, preview on and off, UTF-16 as well
-as UTF-32 positions), the worker's Issues equal, field by field and in order, what parse_ruff reads from
+On the python and fix-python fixtures and on generated files with hundreds of findings of many rules (non-ASCII and
+emoji before findings, CRLF line endings, form feed lines, a syntax error, `noqa` comments, preview on and off,
+UTF-16 as well as UTF-32 positions), the worker's Issues equal, field by field (fixes and rule pages included) and
+in order, what parse_ruff reads from
 `ruff check --output-format=json` run on the same text as lint on save runs it (the file on disk); the same set
 as the stdin run (`--stdin-filename`, lint on change). Faults: a killed server and one that never answers are
 WorkerErrors; stop() leaves no process behind.
@@ -145,6 +146,33 @@ async def test_fixture_files_equal_the_cli(tmp_path: Path, start_worker: Start) 
     found = [issue for file in files for issue in await assert_same_as_cli(worker, root, file, file.read_text())]
     assert len(found) == 5  # the fixture's deliberate ruff findings (test_check_python counts them too)
     assert {i.rule for i in found} >= {"F401", "B006"}
+
+
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-16"])
+async def test_fixes_equal_the_cli(tmp_path: Path, start_worker: Start, encoding: Unit) -> None:
+    """On the fix fixture (tabs, emoji, CJK text, a CRLF file), each finding's fixes and rule page from `ruff
+    server` (`data.edits` in the negotiated encoding, `data.is_preferred`, `data.title`, `codeDescription`) equal
+    what parse_ruff reads from the CLI's JSON: safe, unsafe and display-only ones."""
+    root = copy_workspace("fix-python", tmp_path / "fixes")
+    worker = await start_worker(root, encodings=(encoding,))
+    assert worker.encoding == encoding
+    found: list[Issue] = []
+    for file in sorted((root / "src" / "fixme").glob("*.py")):
+        text = file.read_bytes().decode("utf-8")
+        issues = await assert_same_as_cli(worker, root, file, text)
+        assert [(i.fixes, i.url) for i in issues] == [
+            (i.fixes, i.url) for i in cli_issues(root, file, text, stdin=False)
+        ]
+        found += issues
+    kinds = Counter(fix.applicability for issue in found for fix in issue.fixes)
+    assert kinds["safe"] >= 5
+    assert kinds["unsafe"] >= 5
+    assert kinds["display"] >= 1
+    assert {i.rule for i in found if i.fixes} >= {"F401", "E711", "E712", "F541", "UP032", "ERA001", "I001"}
+    assert any(not i.fixes for i in found)
+    assert all(i.url for i in found)
+    crlf = [i for i in found if i.file == "src/fixme/windows.py" and i.fixes]
+    assert crlf  # fixes in the CRLF file
 
 
 @pytest.mark.parametrize(

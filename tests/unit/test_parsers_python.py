@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lintel.fixes import Edit, Fix, apply_edits
 from lintel.issues import Issue, ParseContext, ParseResult
 from lintel.parsers import get_parser
 from lintel.parsers.base import Parser, ToolOutput
@@ -18,7 +19,7 @@ from lintel.parsers.python import (
     parse_ruff_format,
 )
 
-from tests.helpers import CAPTURES, load_capture
+from tests.helpers import CAPTURES, WORKSPACES, load_capture
 
 MODELS = "src/inventory/models.py"
 PRICING = "src/inventory/pricing.py"
@@ -79,6 +80,88 @@ def test_ruff_other_output_formats_give_the_same_findings(case: str) -> None:
     assert result.recognized
     assert where(result.issues) == RUFF_FIXTURE
     assert [i.message for i in result.issues] == [i.message for i in parse("ruff", "fixture").issues]
+
+
+def test_ruff_fixes_and_rule_pages() -> None:
+    """Each finding's `fix` becomes its Fix (ruff's 1-based character columns, end exclusive, as lintel's) and its
+    `url` the Issue's; a finding without a fix has none."""
+    unused, mutable, *_ = parse("ruff", "fixture").issues
+    assert unused.url == "https://docs.astral.sh/ruff/rules/unused-import"
+    assert unused.fixes == (Fix("Remove unused import: `os`", "safe", (Edit(MODELS, 3, 1, 4, 1, ""),)),)
+    assert mutable.fixes == (
+        Fix(
+            "Replace with `None`; initialize within function",
+            "unsafe",
+            (
+                Edit(MODELS, 24, 27, 24, 29, "None"),
+                Edit(MODELS, 25, 1, 25, 1, "    if extra is None:\n        extra = []\n"),
+            ),
+        ),
+    )
+    assert unused.hint == unused.fixes[0].title  # kept: reports without fixes (text, SARIF) show it
+
+
+CORE = "src/fixme/core.py"
+
+
+def test_ruff_fix_columns_are_characters_on_multibyte_lines() -> None:
+    """On `\t\treturn f"👋 {'世界'}" if loud == True else f"こんにちは"` the F541 fix replaces exactly the f-string:
+    its columns count characters (the emoji is one, where UTF-16 counts two and UTF-8 four)."""
+    result = parse("ruff", "fixes")
+    text = (WORKSPACES / "fix-python" / CORE).read_text(encoding="utf-8")
+    f541 = next(i for i in result.issues if i.rule == "F541" and i.file == CORE)
+    (edit,) = f541.fixes[0].edits
+    assert (edit.line, edit.column, edit.end_line, edit.end_column) == (9, 43, 9, 51)
+    assert text.splitlines()[8][edit.column - 1 : edit.end_column - 1] == 'f"こんにちは"'
+    assert apply_edits(text, f541.fixes[0].edits, "utf-32") == text.replace('f"こんにちは"', '"こんにちは"')
+
+
+def test_ruff_applicability() -> None:
+    """safe, unsafe, displayonly (0.17), display (0.1); before 0.1 `--fix` applied every fix but the `Manual` ones."""
+    kinds = {(i.rule, i.fixes[0].applicability if i.fixes else None) for i in parse("ruff", "fixes").issues}
+    assert {("F401", "safe"), ("E711", "unsafe"), ("ERA001", "display"), ("F821", None)} <= kinds
+    for case in ("fixes-0.1.0", "fixes-0.0.291"):
+        issues = parse("ruff", case).issues
+        found = {i.rule: (i.fixes[0].applicability, i.url) for i in issues if i.rule != "W191"}
+        safe_e711 = "safe" if case == "fixes-0.0.291" else "unsafe"
+        assert found == {
+            "F401": ("safe", "https://docs.astral.sh/ruff/rules/unused-import"),
+            "E711": (safe_e711, "https://docs.astral.sh/ruff/rules/none-comparison"),
+            "E712": (safe_e711, "https://docs.astral.sh/ruff/rules/true-false-comparison"),
+            "F541": ("safe", "https://docs.astral.sh/ruff/rules/f-string-missing-placeholders"),
+            "ERA001": ("display", "https://docs.astral.sh/ruff/rules/commented-out-code"),
+        }, case
+
+
+def test_ruff_notebook_findings_carry_no_fix() -> None:
+    """A notebook's edits count lines within a cell: applied to the .ipynb file they would land elsewhere."""
+    issues = parse("ruff", "notebook").issues
+    assert [i.rule for i in issues] == ["F401", "F401", "F541"]
+    assert all(i.fixes == () and i.url for i in issues)
+
+
+def test_ruff_unreadable_fix_is_dropped_not_guessed() -> None:
+    ctx = ParseContext(cwd="/w", root="/w")
+    edit = '{"content": "x", "location": {"row": 1, "column": 1}, "end_location": {"row": 1, "column": 2}}'
+    bad_edit = '{"content": 3, "location": {"row": 1, "column": 1}, "end_location": {"row": 1, "column": 2}}'
+    overlapping = f"{edit}, {edit}"
+
+    def fixes(fix: str) -> tuple[Fix, ...]:
+        item = (
+            '[{"code": "F1", "message": "m", "filename": "/w/a.py", "location": {"row": 1, "column": 1}, '
+            f'"end_location": {{"row": 1, "column": 2}}, "fix": {fix}}}]'
+        )
+        (issue,) = parse_ruff(ToolOutput(item, "", 1, None), ctx).issues
+        return issue.fixes
+
+    assert fixes(f'{{"applicability": "safe", "message": null, "edits": [{edit}]}}') == (
+        Fix("Fix F1", "safe", (Edit("a.py", 1, 1, 1, 2, "x"),)),
+    )
+    assert fixes(f'{{"applicability": "sometimes", "message": "m", "edits": [{edit}]}}') == ()
+    assert fixes(f'{{"applicability": "safe", "message": "m", "edits": [{bad_edit}]}}') == ()
+    assert fixes(f'{{"applicability": "safe", "message": "m", "edits": [{overlapping}]}}') == ()
+    assert fixes('{"applicability": "safe", "message": "m", "edits": []}') == ()
+    assert fixes("null") == ()
 
 
 def test_ruff_clean_run_is_recognized() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeGuard
 
 from lintel.languages.base import (
+    FILE_PLACEHOLDER,
     REPORT_PLACEHOLDER,
     CheckName,
     FileCheckName,
@@ -37,6 +38,15 @@ log = logging.getLogger(__name__)
 
 TypeChecker = Literal["mypy", "pyright", "basedpyright"]
 
+# ruff's own fix mode (docs/fixes.md, Python; measured, ruff 0.17.6, 0.1.0 and 0.0.291). From stdin it prints the
+# whole text on stdout, fixed, even for a file it excludes or cannot parse (unchanged then), and exits 0 (nothing
+# left) or 1 (findings left), the findings left on stderr; exit 2 (a configuration it cannot read) prints nothing on
+# stdout. On files it rewrites them and prints the findings left on stdout. `--quiet`: no summary after them.
+# `--no-unsafe-fixes`: a project's `unsafe-fixes = true` would make a plain `--fix` apply unsafe fixes too, which
+# lintel applies only when asked (`--unsafe-fixes`, appended after it: the last of the two wins). ruff 0.1.0 is
+# the first with either flag.
+_RUFF_FIX = ("ruff", "check", "--fix", "--no-unsafe-fixes", "--no-cache", "--force-exclude", "--quiet")
+
 # `--no-fix`: a project with `fix = true` in its ruff config must not have its files rewritten by a lint run.
 # `--no-cache`: ruff is the default linter of every Python project, also those that never chose ruff;
 # a lint run should not leave a `.ruff_cache` behind, and ruff is fast enough without it.
@@ -49,21 +59,10 @@ RUFF_LINT = ToolSpec(
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),  # 2: bad config or arguments, ruff itself failed
     install_hint="pip install ruff",
-    # --quiet: the fixed text alone on stdout (without it ruff appends "Found N errors (N fixed…)" to it).
     fix_mode=FixMode(
-        argv=("ruff", "check", "--fix", "--no-cache", "--force-exclude", "--quiet"),
+        argv=_RUFF_FIX,
         unsafe_args=("--unsafe-fixes",),
-        stdin_argv=(
-            "ruff",
-            "check",
-            "--fix",
-            "--no-cache",
-            "--force-exclude",
-            "--quiet",
-            "--stdin-filename",
-            "{file}",
-            "-",
-        ),
+        stdin_argv=(*_RUFF_FIX, "--stdin-filename", FILE_PLACEHOLDER, "-"),
         stdin_unsafe_args=("--unsafe-fixes",),
     ),
 )

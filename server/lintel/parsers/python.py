@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from lintel.fixes import Applicability, Edit, Fix, make_fix
 from lintel.issues import (
     Issue,
     ParseContext,
@@ -80,24 +81,75 @@ def _ruff_json_issue(item: Any, ctx: ParseContext) -> Issue | None:
         return None
     location, end = json_object(item.get("location")), json_object(item.get("end_location"))
     fix = json_object(item.get("fix"))
+    applicability = RUFF_APPLICABILITY.get(str(fix.get("applicability")).lower())
     hint = None
-    if isinstance(fix.get("message"), str):
-        hint = fix["message"] if fix.get("applicability") == "safe" else f"{fix['message']} (unsafe fix)"
+    if isinstance(fix.get("message"), str):  # display-only fixes too read "(unsafe fix)": the hint predates them
+        hint = fix["message"] if applicability == "safe" else f"{fix['message']} (unsafe fix)"
     code = item.get("code")
+    file = ctx.relpath(item["filename"])
+    rule = code if isinstance(code, str) else None
+    url = item.get("url")
+    # A notebook's findings count lines within their cell (`cell`), not in the file: no edit applies to its text.
+    in_cell = item.get("cell") is not None
     return make_issue(
         kind="lint",
         message=str(item.get("message") or ""),
         source="ruff",
         # ruff exits 1 for every violation, so a missing severity (older ruff has none) means error.
         severity=severity_from(item.get("severity"), default="error"),
-        file=ctx.relpath(item["filename"]),
+        file=file,
         line=json_int(location.get("row")),
         column=json_int(location.get("column")),
         end_line=json_int(end.get("row")),
         end_column=json_int(end.get("column")),
-        rule=code if isinstance(code, str) else None,
+        rule=rule,
         hint=hint,
+        fixes=() if in_cell or not fix else (_ruff_fix(fix, file, rule or item.get("name")),),
+        url=url if isinstance(url, str) else None,
     )
+
+
+# ruff's `fix.applicability`: `safe`, `unsafe`, `displayonly` (0.17; `display` in 0.1). Before 0.1, `--fix` applied
+# every fix but the `Manual` ones (measured, ruff 0.0.291: a `Suggested` E711 fix is applied), so those are safe.
+RUFF_APPLICABILITY: Mapping[str, Applicability] = {
+    "safe": "safe",
+    "unsafe": "unsafe",
+    "displayonly": "display",
+    "display-only": "display",
+    "display": "display",
+    "automatic": "safe",
+    "suggested": "safe",
+    "unspecified": "safe",
+    "manual": "display",
+}
+
+
+def _ruff_fix(fix: Mapping[str, Any], file: str, rule: Any) -> Fix | None:
+    """The Fix of one finding from ruff's JSON `fix` ({applicability, message, edits: [{content, location,
+    end_location}]}): ruff's rows and columns are lintel's (1-based, characters, end exclusive). None when it
+    is not one lintel can read whole."""
+    applicability = RUFF_APPLICABILITY.get(str(fix.get("applicability")).lower())
+    raw_edits = fix.get("edits")
+    if applicability is None or not isinstance(raw_edits, list):
+        return None
+    edits = [_ruff_edit(edit, file) for edit in raw_edits]
+    if not all(edits):
+        return None
+    message = fix.get("message")
+    title = message if isinstance(message, str) and message.strip() else f"Fix {rule or 'this finding'}"
+    return make_fix(title, applicability, (edit for edit in edits if edit is not None))
+
+
+def _ruff_edit(edit: Any, file: str) -> Edit | None:
+    data = json_object(edit)
+    start, end = json_object(data.get("location")), json_object(data.get("end_location"))
+    numbers = [json_int(start.get("row")), json_int(start.get("column")), json_int(end.get("row"))]
+    numbers.append(json_int(end.get("column")))
+    content = data.get("content")
+    if not isinstance(content, str) or any(n is None or n < 1 for n in numbers):
+        return None
+    line, column, end_line, end_column = (n for n in numbers if n is not None)
+    return Edit(file, line, column, end_line, end_column, content)
 
 
 def _parse_ruff_text(stdout: str, exit_code: int | None, ctx: ParseContext) -> ParseResult:

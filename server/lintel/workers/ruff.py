@@ -3,19 +3,11 @@ then changed by edits) and asked for its pull diagnostics, each read back into t
 --output-format=json` gives (lintel.parsers.python).
 
 `ruff server` is ruff's supported warm path (its in-process check API is not public). lintel speaks LSP to it with
-its own framing (lintel.wire) and process handling (ChildProcess), not pygls: this is the engine. What `ruff server`
-says differently from the CLI, and how each difference is read back (measured, ruff 0.17.6):
+its own framing (lintel.wire) and process handling (ChildProcess), not pygls: this is the engine. Each diagnostic is
+read back by lintel.workers.ruff_read (its docstring says what the server says differently from the CLI, fixes
+included). Besides those:
 
-- severity: Error for syntax errors and F821, Warning for the rest; the CLI's JSON says `error` for every one;
-- message: the CLI's message, then `\\n\\nhelp: <suggestion>` when the rule has a suggestion (fix or not);
-- code: the noqa code (`F401`), but the rule's name (`unused-import`) under `lint.preview`, read back through
-  `ruff rule --all` (a preview rule without a code has `code: null` in the CLI's JSON); syntax errors are
-  `invalid-syntax`, as in the CLI's JSON except under preview, where it has null (an answer holding only syntax
-  errors does not tell whether preview is on: the settings the server prints for the document do);
 - order: the CLI sorts by start, then by the rule's name, then by message; the server does not sort;
-- fix: `data.edits` holds the fix's edits when the CLI's JSON has a fix (safe, unsafe or display-only; none for
-  `unfixable` rules), `data.is_preferred` is true for a safe one, `data.title` is the fix's message, with
-  ` (suggestion)` after it for a display-only fix (which parse_ruff counts as unsafe);
 - a configuration file ruff cannot read: the CLI fails (exit 2), the server says so by `window/showMessage`
   (Error) and lints with defaults; the worker then refuses to answer (WorkerError), so the CLI's failure is shown;
 - INP001 for a file at the project root linted from stdin: the CLI (`--stdin-filename`) reports it, the server
@@ -38,12 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from lintel import __version__
-from lintel.issues import Issue, ParseContext, make_issue
-from lintel.positions import Unit, convert_column, lf_position, lines_of, text_edit
+from lintel.issues import Issue, ParseContext
+from lintel.positions import Unit, lf_position, lines_of, text_edit
 from lintel.process import PARSE_CAP_BYTES, ProcessStartError, run_process
 from lintel.proxy.child_process import STDERR_TAIL, ChildProcess, telling_line
 from lintel.wire import BatchWriter, encode
 from lintel.workers.base import WorkerError, WorkerKey, WorkerUnsupported
+from lintel.workers.ruff_read import SYNTAX_ERROR, cli_code, diagnostic_issue, json_object, needs_rule_codes, rule_name
 
 log = logging.getLogger(__name__)
 
@@ -87,11 +80,7 @@ _CAPABILITIES: Mapping[str, Any] = {
     "workspace": {"workspaceFolders": True, "configuration": False},
 }
 
-_NOQA_CODE = re.compile(r"^[A-Z]+[0-9]+$")
 _PREVIEW_SETTING = re.compile(r"^linter\.preview = (enabled|disabled)$", re.MULTILINE)
-_SYNTAX_ERROR = "invalid-syntax"
-_HELP = "\n\nhelp: "
-_DISPLAY_ONLY = " (suggestion)"  # the server's mark on the title of a fix ruff only shows (never applies)
 _MESSAGE_ERROR = 1  # window/showMessage type Error
 _METHOD_NOT_FOUND = -32601
 
@@ -171,12 +160,12 @@ class RuffWorker:
         except WorkerError:
             await self.stop()
             raise
-        answer = _json_object(result)
-        version = str(_json_object(answer.get("serverInfo")).get("version") or "")
+        answer = json_object(result)
+        version = str(json_object(answer.get("serverInfo")).get("version") or "")
         if _version(version) < MIN_RUFF_VERSION:
             await self.stop()
             raise _too_old(version)
-        encoding = _json_object(answer.get("capabilities")).get("positionEncoding", "utf-16")
+        encoding = json_object(answer.get("capabilities")).get("positionEncoding", "utf-16")
         if encoding not in ("utf-8", "utf-16", "utf-32"):
             await self.stop()
             raise WorkerError(f"ruff server chose position encoding {encoding!r}, which lintel cannot read")
@@ -220,18 +209,18 @@ class RuffWorker:
         return self._issues(answer, file, text, workspace)
 
     async def _issues(self, answer: Awaitable[Any], file: Path, text: str, workspace: Path) -> list[Issue]:
-        report = _json_object(await answer)
+        report = json_object(await answer)
         if self._refusal is not None:  # said before the answer: ruff read the settings first
             raise WorkerError(self._refusal)
         items = report.get("items")
         if report.get("kind") != "full" or not isinstance(items, list):
             raise WorkerError(f"ruff server answered an unreadable diagnostic report: {str(report)[:200]}")
-        diagnostics = [_json_object(item) for item in items]
+        diagnostics = [json_object(item) for item in items]
         rules = await self._cli_rules(diagnostics, file)
         relative = self._relative(file, workspace)
         lines = lines_of(text) if self.encoding != "utf-32" else None
         found = [
-            (diagnostic_issue(d, file=relative, lines=lines, encoding=self.encoding, rule=rule), _rule_name(d))
+            (diagnostic_issue(d, file=relative, lines=lines, encoding=self.encoding, rule=rule), rule_name(d))
             for d, rule in zip(diagnostics, rules, strict=True)
         ]
         # The CLI's order: by start, then by the rule's name, then by message.
@@ -254,17 +243,17 @@ class RuffWorker:
         """The `code` the CLI's JSON gives each diagnostic. The server gives noqa codes, or rule names under
         preview, where the CLI's JSON has null for syntax errors (`invalid-syntax` otherwise)."""
         codes = [d.get("code") if isinstance(d.get("code"), str) else None for d in diagnostics]
-        named = [code for code in codes if code is not None and code != _SYNTAX_ERROR]
+        named = [code for code in codes if code is not None and code != SYNTAX_ERROR]
         if named:
-            self._preview[file.parent] = _needs_rule_codes(named[0])
-        elif _SYNTAX_ERROR not in codes:
+            self._preview[file.parent] = needs_rule_codes(named[0])
+        elif SYNTAX_ERROR not in codes:
             return codes
         elif file.parent not in self._preview:
             self._preview[file.parent] = await self._read_preview(file)
         preview = self._preview[file.parent]
         if preview and self._rule_codes is None:
             self._rule_codes = await self._read_rule_codes()
-        return [_cli_code(code, self._rule_codes if preview else None) for code in codes]
+        return [cli_code(code, self._rule_codes if preview else None) for code in codes]
 
     def watched(self) -> Sequence[Path]:
         """ruff's configuration files that decide this root's files, and the binary. ruff takes each file's
@@ -452,9 +441,9 @@ class RuffWorker:
             with contextlib.suppress(WorkerError):  # its input closed: the end is being handled
                 self._write({"jsonrpc": "2.0", "id": message["id"], "error": error})
         elif method == "window/showMessage":
-            self._on_show_message(_json_object(message.get("params")))
+            self._on_show_message(json_object(message.get("params")))
         elif method == "window/logMessage":
-            log.debug("ruff server: %s", _json_object(message.get("params")).get("message"))
+            log.debug("ruff server: %s", json_object(message.get("params")).get("message"))
 
     def _settle(self, message: Mapping[str, Any]) -> None:
         answer = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
@@ -494,89 +483,6 @@ class RuffWorker:
                 answer.set_exception(WorkerError(reason))
 
 
-# -- reading a diagnostic back into the CLI's Issue ----------------------------------------------------------
-
-
-def diagnostic_issue(
-    diagnostic: Mapping[str, Any], *, file: str, lines: Sequence[str] | None, encoding: Unit, rule: str | None
-) -> Issue:
-    """One `ruff server` diagnostic as the Issue parse_ruff makes of the CLI's JSON for it (see the module's
-    docstring for what differs and why). `rule`: the CLI's code for it; `lines`: the document's, needed unless
-    `encoding` is utf-32."""
-    data = _json_object(diagnostic.get("data"))
-    span = _json_object(diagnostic.get("range"))
-    line, column = _position(span.get("start"), lines, encoding)
-    end_line, end_column = _position(span.get("end"), lines, encoding)
-    message = str(diagnostic.get("message") or "")
-    title = data.get("title") if isinstance(data.get("title"), str) else None
-    if title is not None and title.endswith(_DISPLAY_ONLY) and message.endswith(_HELP + title[: -len(_DISPLAY_ONLY)]):
-        title = title[: -len(_DISPLAY_ONLY)]  # a display-only fix: the CLI's message has no mark
-    hint = None
-    if data.get("edits") and title is not None:
-        hint = title if data.get("is_preferred") else f"{title} (unsafe fix)"
-    return make_issue(
-        kind="lint",
-        message=_cli_message(message, title),
-        source="ruff",
-        severity="error",  # the CLI's JSON says `error` for every violation; the server grades them
-        file=file,
-        line=line,
-        column=column,
-        end_line=end_line,
-        end_column=end_column,
-        rule=rule,
-        hint=hint,
-    )
-
-
-def _cli_message(message: str, title: str | None) -> str:
-    """The message without the suggestion the server appends (`\\n\\nhelp: <suggestion>`)."""
-    if title is not None and message.endswith(_HELP + title):
-        return message[: -len(_HELP + title)]
-    cut = message.rfind(_HELP)
-    return message[:cut] if cut >= 0 else message
-
-
-def _needs_rule_codes(code: str) -> bool:
-    """Whether the server named the rule (`unused-import`, under preview) instead of giving its noqa code."""
-    return code != _SYNTAX_ERROR and not _NOQA_CODE.match(code)
-
-
-def _cli_code(code: str | None, rule_codes: Mapping[str, str | None] | None) -> str | None:
-    """The CLI's `code` for a diagnostic the server gave `code`; `rule_codes` (name -> noqa code) under preview."""
-    if code is None or rule_codes is None:
-        return code
-    if code == _SYNTAX_ERROR:
-        return None
-    if code not in rule_codes:
-        raise WorkerError(f"ruff server named a rule `ruff rule --all` does not list: {code}")
-    return rule_codes[code]
-
-
-def _position(position: Any, lines: Sequence[str] | None, encoding: Unit) -> tuple[int | None, int | None]:
-    """An LSP position as the CLI's 1-based line and Unicode-scalar column."""
-    point = _json_object(position)
-    line, character = point.get("line"), point.get("character")
-    if not isinstance(line, int) or not isinstance(character, int):
-        return None, None
-    if encoding != "utf-32":
-        text = lines[line] if lines is not None and 0 <= line < len(lines) else None
-        character = convert_column(text, character, encoding, "utf-32")
-    return line + 1, character + 1
-
-
-def _rule_name(diagnostic: Mapping[str, Any]) -> str:
-    """The rule's name (`unused-import`): the code itself under preview, else the end of its documentation's
-    address; `invalid-syntax` for syntax errors."""
-    code = diagnostic.get("code")
-    if isinstance(code, str) and _needs_rule_codes(code):
-        return code
-    href = _json_object(diagnostic.get("codeDescription")).get("href")
-    if isinstance(href, str) and "/rules/" in href:
-        return href.rstrip("/").rsplit("/", 1)[-1]
-    return code if isinstance(code, str) else _SYNTAX_ERROR
-
-
 def _too_old(version: str) -> WorkerUnsupported:
     wanted = ".".join(map(str, MIN_RUFF_VERSION))
     return WorkerUnsupported(f"ruff {version or '(no version)'} is older than the warm worker reads ({wanted})")
@@ -586,10 +492,6 @@ def _version(text: str) -> tuple[int, ...]:
     """`0.17.6` -> (0, 17, 6); () when it is no version."""
     numbers = re.match(r"^(\d+)\.(\d+)", text)
     return tuple(int(part) for part in numbers.groups()) if numbers else ()
-
-
-def _json_object(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _user_config_folder(env: Mapping[str, str]) -> Path:
