@@ -224,7 +224,7 @@ async def test_rule_page_is_the_code_description_and_an_action(start: Start, ruf
     assert first.code_description.href.startswith("https://docs.astral.sh/ruff/rules/")
     found = await actions_at(editor, uri, [first], only=["quickfix"])
     docs = [a for a in found if a.command is not None and a.command.command == "lintel.openDocumentation"]
-    assert [a.command.arguments for a in docs] == [[first.code_description.href]]
+    assert [list(a.command.arguments or ()) for a in docs] == [[first.code_description.href]]
 
 
 async def test_no_fix_for_text_changed_since_its_diagnostics(start: Start, ruff: None) -> None:
