@@ -51,6 +51,8 @@ RUN_SCRIPT = "lintel.runScript"
 RUN_FAILING_TESTS = "lintel.runFailingTests"
 COVERAGE = "lintel.coverage"
 TESTS_COVERING = "lintel.testsCovering"
+# The linters' own fixes over a file, a folder or a project (lintel.fixrun), as `lintel check --fix`.
+FIX_ALL = "lintel.fixAll"
 COMMANDS = (
     RUN_TESTS,
     TYPECHECK,
@@ -64,6 +66,7 @@ COMMANDS = (
     RUN_FAILING_TESTS,
     COVERAGE,
     TESTS_COVERING,
+    FIX_ALL,
 )
 
 # documents.py and lifecycle.py: the document messages, formatting, and the server's life after `initialize`.
