@@ -120,7 +120,14 @@ async def apply_fixes(
     before = await lint.run()
     problems = [f"{r.language} lint ({r.tool}): {r.reason}" for r in before if r.status == "not_checked"]
     targets = _targets(projects, before, scope, workspace)
-    whole = [p for p in projects if not scope.dry_run and _runs_own_fix_mode(p, scope, config)]
+    # A project with a finding in a file outside the workspace (a symlink out of it) is fixed file by file: the
+    # tool's own fix mode would write through the link.
+    escapes = [any(_outside(i, workspace) for i in run.issues) for run in before]
+    whole = [
+        p
+        for p, escaping in zip(projects, escapes, strict=True)
+        if not scope.dry_run and not escaping and _runs_own_fix_mode(p, scope, config)
+    ]
     files: dict[str, FixedFile] = {}
     for project in whole:
         mine = [t for t in targets if t.project is project]
@@ -193,6 +200,10 @@ def inside_workspace(workspace: Path, rel: str) -> Path | None:
     except (OSError, RuntimeError):
         return None
     return path if path.is_relative_to(workspace) and path.is_file() else None
+
+
+def _outside(issue: Issue, workspace: Path) -> bool:
+    return issue.file is not None and inside_workspace(workspace, issue.file) is None
 
 
 def _in_paths(path: Path, paths: Sequence[Path]) -> bool:
