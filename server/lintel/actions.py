@@ -554,8 +554,8 @@ async def fix_findings(
     if args.file is not None and args.path is not None:
         raise invalid(f"{command}: pass `file` or `path`, not both")
     named = args.file if args.file is not None else args.path
+    where = inside(folders, named, what="file" if args.file is not None else "path")[1] if named else None
     folder, chosen = project(folders, CommandArgs(path=named, language=args.language))
-    where = inside(folders, named)[1] if named is not None else None
     require_trust(trusted)
     require_check(command, chosen, "lint")
     scope = FixScope(
