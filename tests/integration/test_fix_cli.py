@@ -133,3 +133,38 @@ def test_fix_never_writes_through_a_symlink_out_of_the_workspace(work: Path, tmp
     assert link.is_symlink()
     link.unlink()
     assert tree(work) == tree(ruff_fixed(tmp_path))
+
+
+REVIEWDOG_HINT = "GOSUMDB=off go install github.com/reviewdog/reviewdog/cmd/reviewdog@v0.20.3"
+
+
+def reviewdog(lines: str, *flags: str) -> subprocess.CompletedProcess[str]:
+    argv = [require_tool("reviewdog", REVIEWDOG_HINT), "-f=rdjsonl", "-reporter=local", "-filter-mode=nofilter"]
+    return subprocess.run([*argv, *flags], input=lines, capture_output=True, text=True, cwd=FIXTURE, check=False)
+
+
+def test_rdjsonl_is_read_by_reviewdog() -> None:
+    """reviewdog itself reads every line (it refuses the whole input on one it cannot unmarshal) and sees the
+    severities: with -fail-level=error it fails on ruff's errors."""
+    proc = run_lintel("check", str(FIXTURE), "--format", "rdjsonl", "--only", "lint")
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout
+    read = reviewdog(lines)
+    assert read.returncode == 0, read.stderr
+    assert len(read.stdout.splitlines()) == len(lines.splitlines()) > 10
+    failed = reviewdog(lines, "-fail-level=error")
+    assert failed.returncode == 1
+    assert "found at least one issue with severity" in failed.stderr
+
+
+def test_rdjsonl_suggestions_are_read_by_reviewdog(tmp_path: Path) -> None:
+    from lintel.report import RENDERERS
+
+    from tests.unit.test_fix_reports import SOURCE, report_of
+
+    (tmp_path / "a.py").write_text(SOURCE, encoding="utf-8")
+    lines = RENDERERS["rdjsonl"](report_of(tmp_path))
+    assert '"suggestions"' in lines
+    read = reviewdog(lines)
+    assert read.returncode == 0, read.stderr
+    assert "parse error" not in read.stderr

@@ -67,6 +67,10 @@ def issues() -> list[Issue]:
 @pytest.fixture
 def report(tmp_path: Path) -> CheckReport:
     (tmp_path / "a.py").write_text(SOURCE, encoding="utf-8")
+    return report_of(tmp_path)
+
+
+def report_of(tmp_path: Path) -> CheckReport:
     project = make_project("python", tmp_path, ("pyproject.toml",))
     runs = [RunResult("python", "lint", "ruff", ["ruff"], tmp_path, "findings", exit_code=1)]
     return CheckReport(root=tmp_path, projects=[ProjectEntry.of(project, tmp_path)], runs=runs, issues=issues())
