@@ -33,10 +33,12 @@ def target(root: Path) -> _Target:
     return _Target(project, "a.py", path.resolve(), [unused("os", 1), unused("sys", 2), undefined])
 
 
-def fix_file(root: Path, scope_target: _Target, **scope: bool) -> tuple[dict[str, FixedFile], dict[str, list[Issue]]]:
+def fix_file(
+    root: Path, scope_target: _Target, *, dry_run: bool = False
+) -> tuple[dict[str, FixedFile], dict[str, list[Issue]]]:
     files: dict[str, FixedFile] = {}
     rechecked: dict[str, list[Issue]] = {}
-    fix_scope = FixScope([scope_target.project], rules={"F401"}, **scope)
+    fix_scope = FixScope([scope_target.project], rules={"F401"}, dry_run=dry_run)
     asyncio.run(_fix_file(scope_target, fix_scope, root.resolve(), LintelConfig(), files, rechecked))
     return files, rechecked
 
