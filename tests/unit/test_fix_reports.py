@@ -174,3 +174,13 @@ def test_json_issues_carry_their_fixes(report: CheckReport) -> None:
     first = document["issues"][0]
     assert first["fixes"] == [fix.to_json() for fix in report.issues[0].fixes]
     assert Issue.from_json(first).fixes == report.issues[0].fixes
+
+
+def test_a_sarif_log_read_back_keeps_its_fixes(report: CheckReport) -> None:
+    """`lintel merge` of SARIF logs (CI shards) loses no fix: what the log says is read back as it was."""
+    from lintel.report.read import parse_report
+
+    parsed, read_as = parse_report(json.loads(RENDERERS["sarif"](report)))
+    assert read_as == "sarif"
+    expected = {i.fingerprint: tuple(f for f in i.fixes if f.applicability != "display") for i in report.issues}
+    assert {i.fingerprint: i.fixes for i in parsed.issues} == expected
