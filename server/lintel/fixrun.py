@@ -10,7 +10,9 @@ workspace. Then the scope is checked again and what is left is reported.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -134,8 +136,14 @@ async def apply_fixes(
         problem = await _own_fix_mode(project, mine, scope.unsafe, workspace, config, timeout, files)
         problems += [problem] if problem else []
     rechecked: dict[str, list[Issue]] = {}
-    for target in (t for t in targets if t.project not in whole):
-        await _fix_file(target, scope, workspace, config, files, rechecked)
+    # A few files at a time (the cores), as checks run: each is a tool run or two.
+    limit = asyncio.Semaphore(max(1, os.cpu_count() or 2))
+
+    async def one(target: _Target) -> None:
+        async with limit:
+            await _fix_file(target, scope, workspace, config, files, rechecked)
+
+    await asyncio.gather(*(one(t) for t in targets if t.project not in whole))
     if scope.dry_run:
         remaining = [i for t in targets for i in rechecked.get(t.rel, t.issues)]
         runs = before
