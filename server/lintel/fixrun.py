@@ -31,7 +31,7 @@ from lintel.checks import (
 )
 from lintel.config import LintelConfig
 from lintel.fixdoc import fixed_document_text, issues_fixed, stdin_lint_spec
-from lintel.fixes import unified_diff
+from lintel.fixes import chosen_fix, unified_diff
 from lintel.issues import Issue
 from lintel.languages import CheckName, Project
 
@@ -143,7 +143,7 @@ async def apply_fixes(
         async with limit:
             await _fix_file(target, scope, workspace, config, files, rechecked)
 
-    await asyncio.gather(*(one(t) for t in targets if t.project not in whole))
+    await asyncio.gather(*(one(t) for t in _fixable(targets, before, scope.unsafe) if t.project not in whole))
     if scope.dry_run:
         remaining = [i for t in targets for i in rechecked.get(t.rel, t.issues)]
         runs = before
@@ -208,6 +208,18 @@ def inside_workspace(workspace: Path, rel: str) -> Path | None:
     except (OSError, RuntimeError):
         return None
     return path if path.is_relative_to(workspace) and path.is_file() else None
+
+
+def _fixable(targets: Sequence[_Target], runs: Sequence[RunResult], unsafe: bool) -> list[_Target]:
+    """The files worth a fix run: those with a finding that carries a fix it may apply, and those with a finding
+    of a tool whose findings carry no fix anywhere in the runs (its parser may not read fixes: its own fix mode
+    decides)."""
+    informed = {i.source for run in runs for i in run.issues if i.fixes}
+    return [
+        t
+        for t in targets
+        if any(i.source not in informed or chosen_fix(i.fixes, unsafe=unsafe) is not None for i in t.issues)
+    ]
 
 
 def _outside(issue: Issue, workspace: Path) -> bool:

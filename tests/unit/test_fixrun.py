@@ -93,3 +93,20 @@ def test_a_write_is_refused_outside_the_workspace_or_over_a_changed_file(tmp_pat
     assert not write_text(mine, root, "a\n", "b\n")  # the file is not what was read
     assert write_text(mine, root, "a\r\n", "b\r\n")
     assert mine.read_bytes() == b"b\r\n"
+
+
+def test_only_files_with_a_fix_to_apply_get_a_fix_run(tmp_path: Path) -> None:
+    """A file whose findings carry fixes, none of them allowed, is not run; a tool whose parser gave no fix at all
+    is run anyway (its own fix mode decides)."""
+    from lintel.checks import RunResult
+    from lintel.fixrun import _fixable
+
+    project = make_project("python", tmp_path, ("pyproject.toml",))
+    unsafe_only = Fix("Maybe", "unsafe", (Edit("b.py", 1, 1, 1, 2, "y"),))
+    b = make_issue(kind="lint", message="b", source="ruff", file="b.py", line=1, rule="B1", fixes=[unsafe_only])
+    c = make_issue(kind="lint", message="c", source="ruff", file="c.py", line=1, rule="C1")
+    d = make_issue(kind="lint", message="d", source="other", file="d.py", line=1, rule="D1")
+    targets = [_Target(project, i.file or "", tmp_path / (i.file or ""), [i]) for i in (unused("os", 1), b, c, d)]
+    run = RunResult("python", "lint", "ruff", [], tmp_path, "findings", issues=[t.issues[0] for t in targets])
+    assert [t.rel for t in _fixable(targets, [run], unsafe=False)] == ["a.py", "d.py"]
+    assert [t.rel for t in _fixable(targets, [run], unsafe=True)] == ["a.py", "b.py", "d.py"]
