@@ -91,6 +91,12 @@ async def test_a_file_is_fixed_alone(start: Start, server_env: dict[str, str], t
     assert [f["file"] for f in answer["files"]] == ["src/shop/stock.py"]
     assert tree(editor.root) == tree(by_cli)
     assert {i["file"] for i in answer["remaining"]} == {"src/shop/stock.py"}
+    # The lint run that found what is left is published: the editor shows the fixed file's findings, no more.
+    left = sorted(i["rule"] for i in answer["remaining"])
+    shown = await editor.wait_for_diagnostics(
+        editor.uri("src/shop/stock.py"), lambda found: sorted(str(d.code) for d in found) == left
+    )
+    assert shown
 
 
 async def test_paths_outside_the_workspace_are_refused(
