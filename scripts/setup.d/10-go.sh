@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Go tools for lintel's tests: golangci-lint and gopls, compiled from source (the Go module proxy is all
+# Go tools for lintel's tests: golangci-lint, gopls and reviewdog, compiled from source (the Go module proxy is all
 # these machines reach) into $LINTEL_TOOLS_DIR/go/bin. The build and module caches live beside them, so a
 # later run (or a rebuild after a version bump) reuses what the first one compiled.
 # Quiet when both binaries already have the pinned versions. go, go vet and gofmt come with Go itself.
@@ -8,6 +8,8 @@ set -euo pipefail
 # Kept in step with server/lintel/toolchains/go.py (its install hints name the same versions).
 GOLANGCI_LINT_VERSION=v2.15.0
 GOPLS_VERSION=v0.23.0
+# reviewdog reads `lintel check --format rdjsonl` in the tests.
+REVIEWDOG_VERSION=v0.20.3
 
 if ! declare -F say >/dev/null; then say() { printf 'setup: %s\n' "$*" >&2; }; fi
 
@@ -51,3 +53,7 @@ build_tool() {
 build_tool golangci-lint github.com/golangci/golangci-lint/v2 \
   github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION"
 build_tool gopls golang.org/x/tools/gopls golang.org/x/tools/gopls "$GOPLS_VERSION"
+# One of reviewdog's dependencies (a golang.org/x/build pseudo-version) has no entry in the checksum database the
+# proxy serves (404): that module alone is not looked up there.
+GONOSUMDB=golang.org/x/build build_tool reviewdog github.com/reviewdog/reviewdog \
+  github.com/reviewdog/reviewdog/cmd/reviewdog "$REVIEWDOG_VERSION"

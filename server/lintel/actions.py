@@ -22,6 +22,7 @@ from lintel.detect import DetectionError, choose_project, is_inside, nearest_pro
 from lintel.detect_report import detect_document
 from lintel.discover import Discovery, describe, discover, nearest_above
 from lintel.errors import BadArgument, NothingToRun, NotSupported
+from lintel.fixrun import FixOutcome, FixScope, apply_fixes
 from lintel.issues import Issue
 from lintel.languages import CheckName, FileCheckName, Project, Registry
 from lintel.scripts import run_script, script_command
@@ -89,6 +90,11 @@ class CommandArgs(BaseModel):
     args: list[str] | None = Field(None, description="Arguments passed on to the script.")
     file: str | None = Field(None, description="A file inside the workspace (relative to its root, or absolute).")
     line: int | None = Field(None, ge=1, description="A line of `file`, 1-based.")
+    rules: list[str] | None = Field(None, description="Only the findings of these rules (as issues name them: F401).")
+    unsafe: bool | None = Field(None, description="Apply the tools' unsafe fixes too (default: safe ones only).")
+    dry_run: bool | None = Field(
+        None, description="Write nothing: answer the diff each file would get and what would be left."
+    )
 
 
 def parse_args(command: str, arguments: Any) -> CommandArgs:
@@ -534,3 +540,29 @@ async def file_diagnostics(
         if result is not None:
             runs.append(must_have_run(result, check))
     return FileDiagnostics(path.relative_to(folder.root.resolve()).as_posix(), chosen.language, runs)
+
+
+async def fix_findings(
+    command: str,
+    folders: Sequence[F],
+    args: CommandArgs,
+    *,
+    trusted: bool,
+) -> FixOutcome:
+    """apply_fixes / lintel.fixAll: the lint findings of the project `file` or `path` names (only in that file or
+    folder when it is inside the project), fixed as `lintel check --fix` does (lintel.fixrun)."""
+    if args.file is not None and args.path is not None:
+        raise invalid(f"{command}: pass `file` or `path`, not both")
+    named = args.file if args.file is not None else args.path
+    where = inside(folders, named, what="file" if args.file is not None else "path")[1] if named else None
+    folder, chosen = project(folders, CommandArgs(path=named, language=args.language))
+    require_trust(trusted)
+    require_check(command, chosen, "lint")
+    scope = FixScope(
+        [chosen],
+        () if where is None else (where,),
+        rules=args.rules or (),
+        unsafe=bool(args.unsafe),
+        dry_run=bool(args.dry_run),
+    )
+    return await apply_fixes(scope, workspace=folder.root, config=folder.config, timeout=args.timeout)

@@ -27,7 +27,7 @@ EXIT_USAGE = 2
 # tests/unit/test_cli_start.py checks them against lintel.languages.CHECKS and lintel.report.RENDERERS.
 ONLY_CHOICES = ("lint", "typecheck", "test", "format", "validators", "coverage")
 DEFAULT_ONLY = "lint,typecheck"
-FORMATS = ("github", "json", "sarif", "text")
+FORMATS = ("github", "json", "rdjsonl", "sarif", "text")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -87,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--changed-since", metavar="REF", help="check only the projects holding files changed since git REF"
     )
+    _add_fix(check)
 
     _add_serve(commands)
     mcp = commands.add_parser("mcp", help="serve lintel's checks and test runs to agents as MCP tools (stdio)")
@@ -129,6 +130,22 @@ def _add_serve(commands: argparse._SubParsersAction[_Parser]) -> None:
         "--allow-remote",
         action="store_true",
         help="with --tcp: allow a HOST that is not loopback (other machines can then reach the port)",
+    )
+
+
+def _add_fix(check: argparse.ArgumentParser) -> None:
+    check.add_argument(
+        "--fix",
+        action="store_true",
+        help="first apply the linters' safe fixes (their own fix mode), then report what is left",
+    )
+    check.add_argument(
+        "--unsafe-fixes", action="store_true", help="with --fix or --diff: the unsafe fixes too (the tool's opt-in)"
+    )
+    check.add_argument(
+        "--diff",
+        action="store_true",
+        help="print what --fix would change as a unified diff and write nothing (exit 1 when there is a change)",
     )
 
 

@@ -37,22 +37,27 @@ async def fixed_document_text(
 ) -> str | None:
     """`text` (the content of `file`) with the safe fixes (and unsafe ones, with `unsafe`) applied; None when the
     linter could not fix it (it failed, or timed out: the document is left as it is, and the log says why)."""
-    spec = _lint_spec(project, file, workspace, config)
+    spec = stdin_lint_spec(project, file, workspace, config)
     mode = spec.fix_mode if spec is not None else None
     if spec is not None and mode is not None and mode.stdin_argv:
         return await _tool_fixed(project, spec, mode, file, text, workspace, config, unsafe)
-    rel = _issue_name(file, workspace)
-    chosen = [(issue, chosen_fix(issue.fixes, unsafe=unsafe)) for issue in issues if issue.file == rel]
-    fixable = [(issue, fix) for issue, fix in chosen if fix is not None]
-    if not fixable:
-        return text
-    # Fixes counted in different units cannot be placed together: the first tool's now, the others next time.
-    unit = unit_for(fixable[0][0].source)
-    fixed, _ = fix_all(text, rel, [fix for issue, fix in fixable if unit_for(issue.source) == unit], unit)
+    fixed, _ = issues_fixed(text, _issue_name(file, workspace), issues, unsafe=unsafe)
     return fixed
 
 
-def _lint_spec(project: Project, file: Path, workspace: Path, config: LintelConfig) -> ToolSpec | None:
+def issues_fixed(text: str, rel: str, issues: Sequence[Issue], *, unsafe: bool) -> tuple[str, int]:
+    """`text` (the file `rel`, as issues name it) with the fixes its `issues` carry applied, one round
+    (lintel.fixes.fix_all), and how many were applied."""
+    chosen = [(issue, chosen_fix(issue.fixes, unsafe=unsafe)) for issue in issues if issue.file == rel]
+    fixable = [(issue, fix) for issue, fix in chosen if fix is not None]
+    if not fixable:
+        return text, 0
+    # Fixes counted in different units cannot be placed together: the first tool's now, the others next time.
+    unit = unit_for(fixable[0][0].source)
+    return fix_all(text, rel, [fix for issue, fix in fixable if unit_for(issue.source) == unit], unit)
+
+
+def stdin_lint_spec(project: Project, file: Path, workspace: Path, config: LintelConfig) -> ToolSpec | None:
     """The file's lint tool as the editor's lint on change runs it (from stdin), when it is the language's own."""
     if "lint" not in project.spec.checks or config.languages.get(project.language).argv_for("lint"):
         return None  # the user's own lint command: lintel does not know its fix mode

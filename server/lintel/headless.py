@@ -22,6 +22,7 @@ from lintel.coverage.base import COVERAGE_CHECK, blank_result
 from lintel.detect import normalize_language
 from lintel.detect_report import detect_document
 from lintel.discover import Discovery, Found, describe, discover, nearest_above, repository_root
+from lintel.fixrun import FixOutcome, FixScope, apply_fixes
 from lintel.fsnames import json_text
 from lintel.issues import Severity
 from lintel.languages import CHECKS, CheckName, Project
@@ -339,7 +340,41 @@ def _unread(scope: _Scope, discovery: Discovery) -> list[RunResult]:
     return runs
 
 
+def _fix(scope: _Scope, discovery: Discovery, args: argparse.Namespace) -> FixOutcome:
+    """`--fix` (or `--diff`: dry_run) over the lint runs the check would make; a PATH inside a project narrows it
+    to that file or folder."""
+    projects = list({(p.root, p.language): p for p, _ in discovery.plan(["lint"])}.values())
+    paths = () if scope.whole else (Path(args.path).expanduser().resolve(),)
+    begin, done = _progress(not shows_progress(args), scope.root if len(projects) > 1 else None)
+    fix_scope = FixScope(projects, paths, unsafe=args.unsafe_fixes, dry_run=args.diff)
+    fixing = apply_fixes(
+        fix_scope, workspace=scope.root, config=scope.config, timeout=args.timeout, on_begin=begin, on_done=done
+    )
+    outcome = asyncio.run(fixing)
+    for problem in outcome.problems:
+        print(f"lintel: {problem}", file=sys.stderr)
+    return outcome
+
+
+def _print_diff(outcome: FixOutcome) -> int:
+    """`--diff`: the changes alone on stdout (for `git apply` or `patch -p1`); exit 1 when there is one, 3 when
+    there is none but a linter could not run."""
+    for fixed in outcome.files:
+        sys.stdout.write(fixed.diff)
+    count, files = _plural(outcome.applied, "finding"), _plural(len(outcome.files), "file")
+    print(f"lintel: would fix {count} in {files}", file=sys.stderr)
+    if outcome.files:
+        return 1
+    return 3 if outcome.problems else EXIT_OK
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        raise UsageError("--unsafe-fixes goes with --fix or --diff")
     scope = _scope(args.path)
     root, config = scope.root, scope.config
     checks, validators = _checks_and_validators(args, config)
@@ -360,6 +395,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     except OutputError as exc:
         raise UsageError(str(exc)) from exc
 
+    fixed = _fix(scope, discovery, args) if args.fix or args.diff else None
+    if args.diff and fixed is not None:
+        return _print_diff(fixed)
+
     pairs = discovery.plan(checks)
     runs = asyncio.run(_run_everything(pairs, validators, root, config, args, _covered_projects(discovery, args)))
     runs += _unread(scope, discovery)
@@ -374,6 +413,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         issues = baseline.new_issues(issues)
         print(f"lintel: {known - len(issues)} issues are in the baseline, {len(issues)} are new", file=sys.stderr)
     report = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
+    if fixed is not None:
+        count, files = _plural(fixed.applied, "finding"), _plural(len(fixed.files), "file")
+        print(f"lintel: fixed {count} in {files}", file=sys.stderr)
     rendered = RENDERERS[args.fmt](report)
     if output is not None:
         # One run, two audiences: the chosen format to the file, readable text on stdout.

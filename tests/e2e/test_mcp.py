@@ -36,6 +36,7 @@ PRICING = "src/inventory/pricing.py"
 NODE_MODULES = Path(__file__).parents[1] / "workspaces" / "node" / "node_modules"
 CALL_TIMEOUT = 300.0
 TOOLS = {
+    "apply_fixes",
     "tests_covering",
     "run_tests",
     "run_failing_tests",

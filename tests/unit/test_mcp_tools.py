@@ -12,8 +12,9 @@ from lintel.checks import RunResult
 from lintel.issues import TestFailure, make_issue
 from lintel.mcp import tools
 
-# CONTRACT §8: the MCP tool names.
+# CONTRACT §8 and §9: the MCP tool names.
 CONTRACT_TOOLS = {
+    "apply_fixes",
     "run_tests",
     "run_failing_tests",
     "last_test_failures",
@@ -66,7 +67,8 @@ def test_a_field_the_tool_does_not_take_or_a_missing_one_is_refused() -> None:
         tools.find("tests_covering").parse({"file": "a.py"})
     with pytest.raises(ActionError, match=r"^run_script: script: Field required$"):
         tools.find("run_script").parse({})
-    with pytest.raises(ActionError, match="unknown tool 'run_everything'; lintel offers: detect, diagnostics"):
+    offers = "unknown tool 'run_everything'; lintel offers: apply_fixes, detect, diagnostics"
+    with pytest.raises(ActionError, match=offers):
         tools.find("run_everything")
 
 

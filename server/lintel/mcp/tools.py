@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from lintel import actions
 from lintel.actions import ActionError, CommandArgs, FileDiagnostics, Folder
 from lintel.checks import RunResult
+from lintel.fixrun import FixOutcome
 from lintel.issues import Issue
 from lintel.languages import CheckName, Project
 from lintel.mcp.workspace import Host
@@ -250,6 +251,20 @@ async def _diagnostics(host: Host, args: CommandArgs, tool: AgentTool, on_start:
     return Answer(found.to_json(), diagnostics_summary(found))
 
 
+def fixes_summary(outcome: FixOutcome) -> str:
+    """`fixed 9 findings in 2 files; 8 left` (`would fix` for a dry run), then the files and what is left."""
+    verb = "would fix" if outcome.dry_run else "fixed"
+    head = f"{verb} {_plural(outcome.applied, 'finding')} in {_plural(len(outcome.files), 'file')}"
+    head += f"; {_counts(outcome.remaining)} left" if outcome.remaining else "; nothing left"
+    lines = [head, *(f"{f.file}: {f.fixes} fixed" for f in outcome.files), *outcome.problems]
+    return "\n".join([*lines, *_issue_lines(outcome.remaining)])
+
+
+async def _apply_fixes(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
+    outcome = await actions.fix_findings(tool.name, host.folders, args, trusted=host.trusted)
+    return Answer(outcome.to_json(), fixes_summary(outcome))
+
+
 _TARGET = ("language", "path")
 _RUN = (*_TARGET, "timeout")
 _RESULT = (
@@ -335,6 +350,16 @@ TOOLS: tuple[AgentTool, ...] = (
         " and whether every binary it needs was found. Runs nothing.",
         ("path",),
         _detect,
+    ),
+    AgentTool(
+        "apply_fixes",
+        "lintel.fixAll",
+        "Apply the linters' own fixes (ruff --fix, eslint --fix, clippy --fix, golangci-lint --fix) to the project"
+        " `file` or `path` names, only in that file or folder when it is inside the project, and only for `rules`"
+        " when given; `unsafe` adds the tools' unsafe fixes; `dry_run` writes nothing. Returns {applied, files"
+        " [{file, diff, fixes}], remaining (the issues left), dryRun}.",
+        ("file", "path", "language", "rules", "unsafe", "dry_run", "timeout"),
+        _apply_fixes,
     ),
     AgentTool(
         "diagnostics",

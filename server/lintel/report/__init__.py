@@ -7,6 +7,7 @@ from collections.abc import Callable
 from lintel.report.github import render_github
 from lintel.report.json import render_json
 from lintel.report.model import CheckReport, ProjectEntry
+from lintel.report.rdjsonl import render_rdjsonl
 from lintel.report.sarif import render_sarif
 from lintel.report.text import render_text
 
@@ -17,6 +18,7 @@ RENDERERS: dict[str, Renderer] = {
     "json": render_json,
     "sarif": render_sarif,
     "github": render_github,
+    "rdjsonl": render_rdjsonl,
 }
 
 __all__ = ["RENDERERS", "CheckReport", "ProjectEntry", "Renderer"]

@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlparse
 
 from lintel.baseline import SARIF_FINGERPRINT_KEY
 from lintel.checks import RunResult, Status
+from lintel.fixes import Edit, Fix, make_fix
 from lintel.issues import Issue, IssueKind, Severity
 from lintel.report.model import CheckReport, ProjectEntry
 from lintel.report.sarif import LINTEL_PROPERTIES
@@ -175,8 +176,37 @@ def _sarif_issue(result: Mapping[str, Any], tool: str) -> Issue:
         source=tool,
         rule=None if rule in (None, f"{tool}/{kind}") else str(rule),
         hint=hint if isinstance(hint, str) else None,
+        fixes=_sarif_fixes(result.get("fixes")),
         **_sarif_place(result, properties),
     )
+
+
+def _sarif_fixes(value: Any) -> tuple[Fix, ...]:
+    """The fixes lintel wrote into a result (report.sarif); one it cannot read back whole is left out."""
+    fixes: list[Fix] = []
+    for item in value if isinstance(value, list) else []:
+        try:
+            applicability = item.get("properties", {}).get("applicability", "safe")
+            edits = [
+                Edit.from_json(
+                    {
+                        "file": change["artifactLocation"]["uri"],
+                        "line": replacement["deletedRegion"]["startLine"],
+                        "column": replacement["deletedRegion"]["startColumn"],
+                        "endLine": replacement["deletedRegion"]["endLine"],
+                        "endColumn": replacement["deletedRegion"]["endColumn"],
+                        "newText": replacement["insertedContent"]["text"],
+                    }
+                )
+                for change in item["artifactChanges"]
+                for replacement in change["replacements"]
+            ]
+        except (AttributeError, KeyError, TypeError):
+            continue
+        if applicability in ("safe", "unsafe") and edits and all(edits):
+            fix = make_fix(str(item.get("description", {}).get("text", "")), applicability, filter(None, edits))
+            fixes += [fix] if fix is not None else []
+    return tuple(fixes)
 
 
 def _sarif_place(result: Mapping[str, Any], properties: Mapping[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,38 @@ def _location(issue: Issue) -> dict[str, Any]:
     return {"physicalLocation": physical}
 
 
+def _fixes(issue: Issue) -> list[dict[str, Any]]:
+    """The tool's safe and unsafe fixes as SARIF fix objects (display-only ones are not fixes one may apply);
+    columns in the issue's own unit, as its region's. A fix with an edit outside the root is left out."""
+    out: list[dict[str, Any]] = []
+    for fix in issue.fixes:
+        if fix.applicability == "display" or any(edit.file.startswith("/") for edit in fix.edits):
+            continue
+        by_file: dict[str, list[dict[str, Any]]] = {}
+        for edit in fix.edits:
+            region = {
+                "startLine": edit.line,
+                "startColumn": edit.column,
+                "endLine": edit.end_line,
+                "endColumn": edit.end_column,
+            }
+            by_file.setdefault(edit.file, []).append(
+                {"deletedRegion": region, "insertedContent": {"text": edit.new_text}}
+            )
+        changes = [
+            {"artifactLocation": {"uri": uri_path(file), "uriBaseId": "%SRCROOT%"}, "replacements": replacements}
+            for file, replacements in by_file.items()
+        ]
+        out.append(
+            {
+                "description": {"text": fix.title},
+                "artifactChanges": changes,
+                "properties": {"applicability": fix.applicability},
+            }
+        )
+    return out
+
+
 def _rule_id(issue: Issue) -> str:
     return issue.rule or f"{issue.source}/{issue.kind}"
 
@@ -59,6 +91,9 @@ def _result(issue: Issue, rule_index: int, project: ProjectEntry | None) -> dict
         "partialFingerprints": {SARIF_FINGERPRINT_KEY: issue.fingerprint},
         "properties": properties,
     }
+    fixes = _fixes(issue)
+    if fixes:
+        result["fixes"] = fixes
     if issue.file is not None and not issue.file.startswith("/"):
         result["locations"] = [_location(issue)]
     elif issue.file is not None:  # outside the root: no location code scanning could show, but the place is known

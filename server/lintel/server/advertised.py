@@ -53,6 +53,8 @@ COVERAGE = "lintel.coverage"
 TESTS_COVERING = "lintel.testsCovering"
 # codeactions.py: the action that opens a rule's documentation runs this, with the page's address.
 OPEN_DOCUMENTATION = "lintel.openDocumentation"
+# The linters' own fixes over a file, a folder or a project (lintel.fixrun), as `lintel check --fix`.
+FIX_ALL = "lintel.fixAll"
 COMMANDS = (
     RUN_TESTS,
     TYPECHECK,
@@ -67,6 +69,7 @@ COMMANDS = (
     COVERAGE,
     TESTS_COVERING,
     OPEN_DOCUMENTATION,
+    FIX_ALL,
 )
 
 # codeactions.py: the tools' own fixes, a rule disabled for a line, and every safe fix of a document at once.

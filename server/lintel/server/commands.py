@@ -26,6 +26,7 @@ from lintel.server.advertised import (
     COMMANDS,
     COVERAGE,
     DETECT,
+    FIX_ALL,
     FORMAT,
     LAST_TEST_FAILURES,
     LINT,
@@ -94,6 +95,7 @@ class Commands:
             RUN_FAILING_TESTS: agent.run_failing_tests,
             COVERAGE: self.coverage,
             TESTS_COVERING: self.tests_covering,
+            FIX_ALL: self.fix_all,
         }
         # Commands whose arguments are not the `{language?, path?, …}` object (codeactions.py adds its own).
         self.own_arguments: dict[str, Callable[[types.ExecuteCommandParams], Awaitable[Any]]] = {}
@@ -206,6 +208,22 @@ class Commands:
                 trusted=self.server.session.trusted,
                 on_start=progress.started,
             )
+
+    async def fix_all(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
+        """`{path, unsafe?}` (and apply_fixes' other arguments): the linters' fixes written (lintel.fixrun), then
+        the lint findings left published; `{applied, files, remaining, dryRun}`."""
+        named = args.file if args.file is not None else args.path
+        if named is None:
+            raise invalid(f"{FIX_ALL}: path: Field required")
+        async with Progress(self.server, params.work_done_token, "lintel: fix all"):
+            outcome = await actions.fix_findings(
+                params.command, self.server.session.folders, args, trusted=self.server.session.trusted
+            )
+        if not outcome.dry_run and outcome.files:
+            folder, project = self.project(CommandArgs(path=named, language=args.language))
+            for run in outcome.runs:
+                self.diagnostics.publish_run(folder, run, "lint", project.root)
+        return outcome.to_json()
 
     async def restart_servers(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
         """The language servers navigation goes to (of `language`, or all), restarted — a given-up one too."""
