@@ -251,3 +251,18 @@ async def test_fix_all_is_offered_only_when_asked_or_invoked(start: Start, ruff:
     assert isinstance(options, types.CodeActionOptions)
     assert set(options.code_action_kinds or []) >= {"quickfix", FIX_ALL}
     assert options.resolve_provider is True
+
+
+async def test_open_documentation_asks_the_editor_to_show_the_page(start: Start) -> None:
+    editor = await start("fix-editor")
+    url = "https://docs.astral.sh/ruff/rules/unused-import"
+    answer = await editor.execute("lintel.openDocumentation", url)
+    assert answer == {"url": url}
+    window = editor.client.capabilities.window if editor.client.capabilities else None
+    if window is not None and window.show_document is not None and window.show_document.support:
+        assert [(p.uri, p.external) for p in editor.client.shown_documents] == [(url, True)]
+    else:  # a client without window/showDocument is told the address instead
+        await editor.wait_for_message(url)
+    with pytest.raises(Exception, match="takes the address of a page"):
+        await editor.execute("lintel.openDocumentation", "not a url")
+    await editor.alive()

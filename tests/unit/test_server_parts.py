@@ -68,15 +68,15 @@ def test_plain_diagnostics_are_written_as_pyglss_converter_writes_them() -> None
         types.Diagnostic(range=span, message="no severity, code or source"),
         types.Diagnostic(range=span, message='é😀\n"quoted"', severity=types.DiagnosticSeverity.Hint, code=7),
         types.Diagnostic(range=span, message="m", data={"nested": [1, {"a": None}], "n": 2.5}, source="mypy"),
+        types.Diagnostic(range=span, message="m", code_description=types.CodeDescription(href="https://x.dev/r")),
     ]
     for diag in plain:
         assert plain_diagnostic_json(diag) == converter.unstructure(diag)
     others = [
         types.Diagnostic(range=span, message="m", tags=[types.DiagnosticTag.Unnecessary]),
-        types.Diagnostic(range=span, message="m", code_description=types.CodeDescription(href="https://x.dev/r")),
         types.Diagnostic(range=span, message="m", related_information=[]),
     ]
-    assert [plain_diagnostic_json(diag) for diag in others] == [None, None, None]
+    assert [plain_diagnostic_json(diag) for diag in others] == [None, None]
 
 
 def diagnostic(message: str) -> types.Diagnostic:

@@ -140,8 +140,12 @@ def test_node_formatter_is_prettier_on_stdin() -> None:
 @pytest.mark.parametrize("use_stdin", [False, True])
 def test_go_lints_the_files_package(file: str, package: str, use_stdin: bool) -> None:
     scope = file_scope(GO, "lint", ROOT / file, use_stdin=use_stdin)
+    whole = tool_for(GO, "lint")
+    assert whole.fix_mode is not None
+    # The fix mode, like the run, targets the file's package: `golangci-lint run --fix ./sub`.
+    fix = dataclasses.replace(whole.fix_mode, argv=(*whole.fix_mode.argv, package))
     assert scope == FileScope(
-        dataclasses.replace(tool_for(GO, "lint"), argv=(*GOLANGCI, package)), filter_to_file=True, stdin=False
+        dataclasses.replace(whole, argv=(*GOLANGCI, package), fix_mode=fix), filter_to_file=True, stdin=False
     )
 
 

@@ -176,9 +176,15 @@ def _sarif_issue(result: Mapping[str, Any], tool: str) -> Issue:
         source=tool,
         rule=None if rule in (None, f"{tool}/{kind}") else str(rule),
         hint=hint if isinstance(hint, str) else None,
-        fixes=_sarif_fixes(result.get("fixes")),
+        fixes=_issue_fixes(properties["fixes"]) if "fixes" in properties else _sarif_fixes(result.get("fixes")),
+        url=properties["url"] if isinstance(properties.get("url"), str) else None,
         **_sarif_place(result, properties),
     )
+
+
+def _issue_fixes(value: Any) -> tuple[Fix, ...]:
+    """Fixes as the JSON report writes them (kept in a SARIF result's properties when one is display-only)."""
+    return Issue.from_json({"fixes": value}).fixes
 
 
 def _sarif_fixes(value: Any) -> tuple[Fix, ...]:

@@ -8,6 +8,7 @@ root and projects."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from lintel import __version__
@@ -71,6 +72,15 @@ def _fixes(issue: Issue) -> list[dict[str, Any]]:
     return out
 
 
+def _rule(rule: str, issues: Sequence[Issue]) -> dict[str, Any]:
+    """A rule of the run, with the page documenting it where a finding of it names one."""
+    entry: dict[str, Any] = {"id": rule, "name": rule}
+    url = next((i.url for i in issues if i.url is not None and _rule_id(i) == rule), None)
+    if url is not None:
+        entry["helpUri"] = url
+    return entry
+
+
 def _rule_id(issue: Issue) -> str:
     return issue.rule or f"{issue.source}/{issue.kind}"
 
@@ -83,6 +93,11 @@ def _result(issue: Issue, rule_index: int, project: ProjectEntry | None) -> dict
         properties["hint"] = issue.hint
     if issue.severity == "hint":  # "note" stands for info and hint alike
         properties["severity"] = issue.severity
+    if issue.url is not None:  # also the rule's helpUri, which viewers show
+        properties["url"] = issue.url
+    if any(fix.applicability == "display" for fix in issue.fixes):
+        # SARIF's fixes are for applying: a display-only one is kept here, with the others in their order.
+        properties["fixes"] = [fix.to_json() for fix in issue.fixes]
     result: dict[str, Any] = {
         "ruleId": _rule_id(issue),
         "ruleIndex": rule_index,
@@ -145,7 +160,7 @@ def render_sarif(report: CheckReport) -> str:
                 "driver": {
                     "name": tool,
                     "informationUri": "https://pypi.org/project/lintel-lsp/",
-                    "rules": [{"id": rule, "name": rule} for rule in rule_ids],
+                    "rules": [_rule(rule, issues) for rule in rule_ids],
                     "properties": {"reportedBy": f"lintel {__version__}"},
                 }
             },
