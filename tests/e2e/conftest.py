@@ -138,7 +138,7 @@ class Editor:
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 text_document=types.TextDocumentItem(
-                    uri=uri, language_id=_language_id(path), version=1, text=path.read_text(encoding="utf-8")
+                    uri=uri, language_id=_language_id(path), version=1, text=read_exact(path)
                 )
             )
         )
@@ -249,6 +249,11 @@ class Editor:
         detected = await self.execute("lintel.detect", timeout=30)
         assert detected["version"] == 1, detected
         assert detected["projects"], detected
+
+
+def read_exact(path: Path) -> str:
+    """A file's text as an editor reads it: its line ends kept (Path.read_text would turn \r\n into \n)."""
+    return path.read_bytes().decode("utf-8")
 
 
 def _language_id(path: Path) -> str:

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import Editor, Start
-from tests.helpers import require_tool, run_tool
+from tests.e2e.conftest import Editor, Start, read_exact
+from tests.helpers import WORKSPACES, copy_workspace, require_path, require_tool, run_tool
 
 FILE = "src/shop/labels.py"
 FIX_ALL = "source.fixAll.lintel"
@@ -266,3 +266,52 @@ async def test_open_documentation_asks_the_editor_to_show_the_page(start: Start)
     with pytest.raises(Exception, match="takes the address of a page"):
         await editor.execute("lintel.openDocumentation", "not a url")
     await editor.alive()
+
+
+# -- eslint -----------------------------------------------------------------------------------------------------
+
+NODE_FILES = ("src/unicode.js", "src/crlf.js")
+
+
+def eslint_fixed(root: Path, tmp: Path, file: str) -> str:
+    """`eslint --fix <file>` in a copy of the project: the reference."""
+    copy = tmp / f"by-hand-{Path(file).stem}"
+    shutil.rmtree(copy, ignore_errors=True)
+    copy_workspace("fix-node", copy)
+    run_tool([str(copy / "node_modules/.bin/eslint"), "--fix", file], cwd=copy, timeout=120)
+    return read_exact(copy / file)
+
+
+@pytest.fixture
+def eslint() -> None:
+    require_tool("node", "install Node.js 20+")
+    require_path(WORKSPACES / "fix-node" / "node_modules" / ".bin" / "eslint")
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["worker", "cli"])
+@pytest.mark.parametrize("file", NODE_FILES)
+async def test_eslint_fix_all_leaves_what_eslint_fix_leaves(
+    start: Start, eslint: None, tmp_path: Path, file: str, warm: bool
+) -> None:
+    """Through the warm eslint worker's fix request, and through `eslint --fix-dry-run --stdin`."""
+    editor = await start("fix-node", init_options={"editor": {"warmWorkers": warm}})
+    uri = editor.open(file)
+    await editor.wait_for_diagnostics(uri, lambda ds: any(d.source == "eslint" for d in ds))
+    text = read_exact(editor.path(file))
+    fixed = apply_lsp_edits(text, edits_for(await fix_all_edit(editor, uri), uri), editor.encoding)
+    assert fixed != text
+    assert fixed == eslint_fixed(editor.root, tmp_path, file)
+
+
+async def test_eslint_fixes_and_suggestions_as_quick_fixes(start: Start, eslint: None) -> None:
+    editor = await start("fix-node")
+    uri = editor.open("src/unicode.js")
+    diagnostics = await editor.wait_for_diagnostics(uri, lambda ds: any(d.source == "eslint" for d in ds))
+    offered = {}
+    for diagnostic in diagnostics:
+        for action in await actions_at(editor, uri, [diagnostic], only=["quickfix"]):
+            offered.setdefault(str(diagnostic.code), []).append((action.title, bool(action.is_preferred)))
+    assert ("Fix this prefer-const problem", True) in offered["prefer-const"], offered
+    # eqeqeq offers its change as a suggestion: unsafe, never preferred.
+    assert any(title.endswith("(unsafe)") and not preferred for title, preferred in offered["eqeqeq"]), offered
+    assert any(title.startswith("Disable no-var") for title, _ in offered["no-var"]), offered

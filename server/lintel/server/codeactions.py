@@ -19,12 +19,16 @@ from lsprotocol import types
 from lintel.fixdoc import fixed_document_text
 from lintel.fixes import Edit, TextPositions
 from lintel.issues import Issue
+from lintel.languages import Project
 from lintel.positions import Unit, convert_column, text_edit
 from lintel.server.advertised import CODE_ACTIONS, FIX_ALL_KIND, OPEN_DOCUMENTATION
 from lintel.server.commands import Commands, invalid
 from lintel.server.diagnostics import Diagnostics, line_reader
+from lintel.server.session import Folder
 from lintel.suppress import suppression
 from lintel.units import unit_for
+from lintel.workers.base import WorkerError, WorkerUnsupported
+from lintel.workers.warm import warm_target
 
 if TYPE_CHECKING:
     from lintel.server.app import LintelServer
@@ -146,10 +150,12 @@ class CodeActions:
             return action
         folder, project, path = located
         text = document.source
-        issues = self.diagnostics.issues_of(uri, text)
-        fixed = await fixed_document_text(
-            project, path, text, workspace=folder.root, config=folder.config, issues=issues
-        )
+        fixed = await self._warm_fixed(folder, project, path, text)
+        if fixed is None:
+            issues = self.diagnostics.issues_of(uri, text)
+            fixed = await fixed_document_text(
+                project, path, text, workspace=folder.root, config=folder.config, issues=issues
+            )
         current = self.server.workspace.text_documents.get(uri)
         if fixed is None or fixed == text or current is None or current.version != document.version:
             return action
@@ -166,6 +172,22 @@ class CodeActions:
         )
         action.edit = self._edit_of({uri: [change]}, {uri: document.version})
         return action
+
+    async def _warm_fixed(self, folder: Folder, project: Project, path: Path, text: str) -> str | None:
+        """The text as the file's running warm worker fixes it (eslint's: a request, where its CLI would start Node
+        and load the config); None when there is none, or it could not answer: then the tool's own fix mode runs."""
+        if not folder.config.editor.warm_workers:
+            return None
+        pool = self.documents.workers
+        target = warm_target(pool, project, path, workspace=folder.root, config=folder.config, from_buffer=True)
+        if target is None:
+            return None
+        try:
+            return await pool.fix(target.key, target.path, text, timeout=target.timeout)
+        except WorkerError as exc:
+            if not isinstance(exc, WorkerUnsupported):
+                log.info("fix-all: the %s worker could not fix %s (%s); its fix mode runs", target.tool, path, exc)
+            return None
 
     # -- edits ---------------------------------------------------------------------------------------------
 

@@ -28,6 +28,14 @@ class WorkerUnsupported(WorkerError):
     server`): not a fault — the CLI lints, quietly, until the tool's installation changes."""
 
 
+class FixingWorker(Protocol):
+    """A worker that also fixes a text as the tool's own fix mode does (eslint's: `lintText` with `fix: true`)."""
+
+    async def fix(self, file: Path, text: str) -> str | None:
+        """`text` (the file `file`, saved or not) with the tool's safe fixes applied, as its fix mode applies them;
+        None when it changes nothing. WorkerError when it cannot answer."""
+
+
 class LintWorker(Protocol):
     """A warm tool. One request at a time; a request superseded by a newer one may be cancelled (the awaiting
     task is cancelled: the worker must stay usable, or say it is not through `alive`)."""

@@ -14,10 +14,10 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from lintel.issues import Issue
-from lintel.workers.base import LintWorker, WorkerError, WorkerKey, WorkerUnsupported
+from lintel.workers.base import FixingWorker, LintWorker, WorkerError, WorkerKey, WorkerUnsupported
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +168,18 @@ class WorkerPool:
                 return None
             self._answered(key, slot, worker, idle_seconds)
             return issues
+
+    async def fix(self, key: WorkerKey, file: Path, text: str, *, timeout: float) -> str:
+        """`text` as the key's running worker's fix mode leaves it (the editor's fix-all: a request, not a process).
+        WorkerUnsupported when no running worker of the key can fix; WorkerError when it could not answer."""
+        slot = self._slots.get(key)
+        worker = slot.worker if slot is not None else None
+        fix = getattr(worker, "fix", None)
+        if slot is None or worker is None or not worker.alive or fix is None or self._closed:
+            raise WorkerUnsupported(f"no running {key.tool} worker fixes {file.name}")
+        async with slot.lock:
+            fixed: str | None = await _within(cast(FixingWorker, worker).fix(file, text), timeout)
+        return text if fixed is None else fixed
 
     def lint_now(
         self, key: WorkerKey, file: Path, text: str, *, workspace: Path, timeout: float, idle_seconds: float
