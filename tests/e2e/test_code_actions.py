@@ -307,7 +307,7 @@ async def test_eslint_fixes_and_suggestions_as_quick_fixes(start: Start, eslint:
     editor = await start("fix-node")
     uri = editor.open("src/unicode.js")
     diagnostics = await editor.wait_for_diagnostics(uri, lambda ds: any(d.source == "eslint" for d in ds))
-    offered = {}
+    offered: dict[str, list[tuple[str, bool]]] = {}
     for diagnostic in diagnostics:
         for action in await actions_at(editor, uri, [diagnostic], only=["quickfix"]):
             offered.setdefault(str(diagnostic.code), []).append((action.title, bool(action.is_preferred)))

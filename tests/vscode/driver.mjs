@@ -182,12 +182,18 @@ async function problems() {
   return p.$$eval('.markers-panel .markers-table-container .monaco-list-row', (rows) =>
     rows.map((row) => {
       const text = (selector) => (row.querySelector(selector)?.textContent ?? '').trim();
+      const shown = (selector) => {
+        const element = row.querySelector(selector);
+        return element && element.getClientRects().length > 0 ? (element.textContent ?? '').trim() : '';
+      };
       const icon = row.querySelector('.severity .marker-icon')?.className ?? '';
       const position = /Ln (\d+), Col (\d+)/.exec(text('.file .file-position'));
       return {
         severity: /\berror\b/.test(icon) ? 'error' : /\bwarning\b/.test(icon) ? 'warning' : 'info',
         source: text('.source'),
-        code: text('.code .code-label'),
+        // a code with a documentation link (codeDescription) is drawn as a link, not a label; the row's element
+        // for the other one stays, hidden, with what an earlier row of the reused template showed
+        code: shown('.code .code-label') || shown('.code .monaco-link'),
         message: text('.message'),
         file: text('.file .file-label'),
         line: position ? Number(position[1]) : null,
