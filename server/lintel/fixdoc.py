@@ -65,9 +65,14 @@ def stdin_lint_spec(project: Project, file: Path, workspace: Path, config: Linte
         return None
     try:
         scope = project.spec.file_scope(project, "lint", file, True)
+        if scope.stdin:
+            return scope.spec
+        # A run that cannot take the one file (a package.json `lint` script runs whole) may still have a tool that
+        # fixes one text from stdin (the script's eslint): the document's fix is that tool's.
+        whole = project.spec.tool_for(project, "lint")
     except (ValueError, OSError):
         return None
-    return scope.spec if scope.stdin else None
+    return whole if whole.fix_mode is not None and whole.fix_mode.stdin_argv else None
 
 
 async def _tool_fixed(

@@ -309,7 +309,9 @@ async def _fix_file(
         return
     if not scope.dry_run and not write_text(target.path, workspace, old, new):
         return
-    files[target.rel] = FixedFile(target.rel, old, new, count or 0)
+    # Without a look at the new text (below), the findings that carried a fix it applied: an estimate.
+    estimate = count if count is not None else sum(1 for i in target.issues if chosen_fix(i.fixes, unsafe=scope.unsafe))
+    files[target.rel] = FixedFile(target.rel, old, new, estimate)
     if scope.dry_run and spec is not None:
         result = await run_file_check(
             target.project, "lint", target.path, workspace=workspace, config=config, text=new, require_stdin=True
