@@ -130,8 +130,34 @@ def lint_keys(diagnostics: Sequence[types.Diagnostic]) -> list[tuple[int, int, s
     return sorted((d.range.start.line, d.range.start.character, str(d.code)) for d in diagnostics if d.source == "ruff")
 
 
-def changed_from(shown: list[tuple[int, int, str]]) -> Callable[[Sequence[types.Diagnostic]], bool]:
-    return lambda diagnostics: lint_keys(diagnostics) != shown
+Keys = Callable[[Sequence[types.Diagnostic]], list[tuple[int, int, str]]]
+
+
+async def preferred_fixes_one_by_one(
+    editor: Editor, uri: str, text: str, diagnostics: Sequence[types.Diagnostic], keys: Keys
+) -> tuple[str, int]:
+    """What a user does: the preferred quick fix of the first finding that has one, applied and saved, then the
+    next once the save's lint has landed — until no finding has one. The text, and how many were applied. The
+    lint has landed when `keys` of the findings shown differ: the fix took one away."""
+    applied = 0
+    for _ in range(40):
+        preferred = None
+        for diagnostic in diagnostics:
+            actions = await actions_at(editor, uri, [diagnostic], only=["quickfix"])
+            preferred = next((a for a in actions if a.edit is not None and a.is_preferred), None)
+            if preferred is not None:
+                break
+        if preferred is None:
+            break
+        text = apply_lsp_edits(text, edits_for(preferred.edit, uri), editor.encoding)
+        applied += 1
+        editor.save(uri, text)
+        diagnostics = await editor.wait_for_diagnostics(uri, differs(keys, keys(diagnostics)), timeout=300)
+    return text, applied
+
+
+def differs(keys: Keys, shown: list[tuple[int, int, str]]) -> Callable[[Sequence[types.Diagnostic]], bool]:
+    return lambda diagnostics: keys(diagnostics) != shown
 
 
 @pytest.fixture
@@ -165,24 +191,7 @@ async def test_quick_fixes_one_by_one_converge_to_ruff_fix(
     uri = editor.open(FILE)
     text = editor.path(FILE).read_text(encoding="utf-8")
     diagnostics = await linted(editor, uri)
-    applied = 0
-    for _ in range(40):
-        safe = None
-        for diagnostic in diagnostics:
-            for action in await actions_at(editor, uri, [diagnostic], only=["quickfix"]):
-                if action.edit is not None and action.is_preferred:
-                    safe = action
-                    break
-            if safe is not None:
-                break
-        if safe is None:
-            break
-        text = apply_lsp_edits(text, edits_for(safe.edit, uri), editor.encoding)
-        applied += 1
-        shown = lint_keys(diagnostics)
-        editor.save(uri, text)
-        # The lint of the saved text has landed when its findings differ: the fix took one away.
-        diagnostics = await editor.wait_for_diagnostics(uri, changed_from(shown))
+    text, applied = await preferred_fixes_one_by_one(editor, uri, text, diagnostics, lint_keys)
     assert applied >= 5
     assert text == ruff_fixed(editor.root, tmp_path)
 

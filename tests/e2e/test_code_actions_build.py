@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types
 
 from tests.e2e.conftest import Editor, Start, read_exact, tool_env
-from tests.e2e.test_code_actions import actions_at, apply_lsp_edits, edits_for, fix_all_edit
+from tests.e2e.test_code_actions import apply_lsp_edits, edits_for, fix_all_edit, preferred_fixes_one_by_one
 from tests.helpers import copy_workspace, missing_tool, require_tool, run_tool
 
 pytestmark = pytest.mark.timeout(900)
@@ -78,18 +78,26 @@ async def save_and_relint(editor: Editor, uri: str, text: str) -> list[types.Dia
     return await editor.wait_for_diagnostics(uri, lambda ds: findings(ds) != shown, timeout=300)
 
 
-@pytest.mark.parametrize("tool", CASES)
-async def test_fix_all_until_stable_reaches_the_tools_own_fix(
+async def opened(
     start: Start, tmp_path: Path, cargo_target_dir: Path, tool: str
-) -> None:
+) -> tuple[Editor, str, str, list[types.Diagnostic]]:
+    """The case's file open in a session, its lint shown: the editor, the file's URI, what the tool's own fix
+    reaches, the diagnostics."""
     case = CASES[tool]
     require(case, cargo_target_dir)
     expected = own_fixed_point(case, tmp_path, cargo_target_dir)
     editor = await start(case.workspace)
     uri = editor.open(case.file)
-    await editor.wait_for_diagnostics(uri, lambda ds: any(d.source == case.source for d in ds), timeout=600)
-    text = read_exact(editor.path(case.file))
-    original = text
+    shown = await editor.wait_for_diagnostics(uri, lambda ds: any(d.source == case.source for d in ds), timeout=600)
+    return editor, uri, expected, shown
+
+
+@pytest.mark.parametrize("tool", CASES)
+async def test_fix_all_until_stable_reaches_the_tools_own_fix(
+    start: Start, tmp_path: Path, cargo_target_dir: Path, tool: str
+) -> None:
+    editor, uri, expected, _ = await opened(start, tmp_path, cargo_target_dir, tool)
+    text = original = read_exact(editor.path(CASES[tool].file))
     for _ in range(ROUNDS):
         edit = await fix_all_edit(editor, uri)
         if edit is None:
@@ -107,28 +115,9 @@ async def test_fix_all_until_stable_reaches_the_tools_own_fix(
 async def test_safe_quick_fixes_one_by_one_reach_the_tools_own_fix(
     start: Start, tmp_path: Path, cargo_target_dir: Path, tool: str
 ) -> None:
-    case = CASES[tool]
-    require(case, cargo_target_dir)
-    expected = own_fixed_point(case, tmp_path, cargo_target_dir)
-    editor = await start(case.workspace)
-    uri = editor.open(case.file)
-    diagnostics = await editor.wait_for_diagnostics(
-        uri, lambda ds: any(d.source == case.source for d in ds), timeout=600
-    )
-    text = read_exact(editor.path(case.file))
-    applied = 0
-    for _ in range(40):
-        preferred = None
-        for diagnostic in diagnostics:
-            actions = await actions_at(editor, uri, [diagnostic], only=["quickfix"])
-            preferred = next((a for a in actions if a.edit is not None and a.is_preferred), None)
-            if preferred is not None:
-                break
-        if preferred is None:
-            break
-        text = apply_lsp_edits(text, edits_for(preferred.edit, uri), editor.encoding)
-        applied += 1
-        diagnostics = await save_and_relint(editor, uri, text)
+    editor, uri, expected, diagnostics = await opened(start, tmp_path, cargo_target_dir, tool)
+    text = read_exact(editor.path(CASES[tool].file))
+    text, applied = await preferred_fixes_one_by_one(editor, uri, text, diagnostics, findings)
     assert applied >= 3
     assert text == expected
     # Nothing fixable is left: fix-all has nothing to do either.

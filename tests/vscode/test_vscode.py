@@ -70,16 +70,25 @@ def test_opening_a_file_shows_exactly_lintels_findings(open_window: OpenWindow, 
     assert shown == expected
 
 
-def python_window(open_window: OpenWindow, tmp_path: Path, settings: dict[str, Any] | None = None) -> Window:
-    """A window on a copy of the python fixture (with these workspace settings), pricing.py open, its ruff findings
-    shown."""
-    root = copy_workspace("python", tmp_path / "python")
+def python_window(
+    open_window: OpenWindow,
+    tmp_path: Path,
+    settings: dict[str, Any] | None = None,
+    *,
+    workspace: str = "python",
+    file: str = "src/inventory/pricing.py",
+) -> Window:
+    """A window on a copy of a python fixture (with these workspace settings), `file` open, its ruff findings shown
+    (read with the panel maximized: a file with more findings than the panel's usual height has rows for)."""
+    root = copy_workspace(workspace, tmp_path / workspace)
     if settings is not None:
         write_workspace_settings(root, settings)
     window = open_window(root)
     window.wait_status(lambda text: text.endswith("lintel: python"), "lintel: python")
-    window.open_file(PRICING)
-    window.wait(f"ruff's findings in {PRICING}", lambda: rows_of(window, PRICING), lambda rows: len(rows) > 0)
+    window.open_file(file)
+    window.command("View: Toggle Maximized Panel")
+    window.wait(f"ruff's findings in {file}", lambda: rows_of(window, file), lambda rows: len(rows) > 0)
+    window.command("View: Toggle Maximized Panel")
     return window
 
 
@@ -339,17 +348,7 @@ def ruff_fixed(root: Path, work: Path) -> str:
 
 
 def fixes_window(open_window: OpenWindow, tmp_path: Path, settings: dict[str, Any] | None = None) -> Window:
-    root = copy_workspace("fix-editor", tmp_path / "fix-editor")
-    if settings is not None:
-        write_workspace_settings(root, settings)
-    window = open_window(root)
-    window.wait_status(lambda text: text.endswith("lintel: python"), "lintel: python")
-    window.open_file(LABELS)
-    # The file has more findings than the Problems panel shows rows at its usual height (it renders only those).
-    window.command("View: Toggle Maximized Panel")
-    window.wait(f"ruff's findings in {LABELS}", lambda: rows_of(window, LABELS), lambda rows: len(rows) > 5)
-    window.command("View: Toggle Maximized Panel")
-    return window
+    return python_window(open_window, tmp_path, settings, workspace="fix-editor", file=LABELS)
 
 
 def test_a_quick_fix_from_the_problems_view(open_window: OpenWindow, tmp_path: Path) -> None:
