@@ -66,10 +66,11 @@ def ruff_keys(stdout: bytes) -> list[Key]:
 
 
 def eslint_keys(stdout: bytes) -> list[Key]:
-    """`eslint --format json`: 1-based line and column per message."""
-    return sorted(
-        (message["line"] - 1, message["column"] - 1) for result in json.loads(stdout) for message in result["messages"]
-    )
+    """`eslint --format json` (an array of results) or `json-with-metadata` (`{results, metadata}`, what lintel
+    runs): 1-based line and column per message."""
+    report = json.loads(stdout)
+    results = report["results"] if isinstance(report, dict) else report
+    return sorted((message["line"] - 1, message["column"] - 1) for result in results for message in result["messages"])
 
 
 def diagnostic_keys(diagnostics: Sequence[types.Diagnostic]) -> tuple[Key, ...]:

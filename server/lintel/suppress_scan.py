@@ -5,6 +5,7 @@ a comment must not precede. Pure text; None where the text cannot be read with c
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
@@ -34,8 +35,10 @@ class PythonLines:
         return index
 
 
+@functools.lru_cache(maxsize=2)
 def python_lines(text: str) -> PythonLines | None:
-    """Python's own tokenizer's view of `text`; None when it cannot tokenize it (a syntax error)."""
+    """Python's own tokenizer's view of `text`; None when it cannot tokenize it (a syntax error). Kept for the last
+    texts (read only): the editor asks for a line's actions finding by finding, on one text."""
     result = PythonLines()
     spans: list[tuple[int, int]] = []
     opened: list[int] = []
@@ -192,9 +195,11 @@ class _Scanner:
         self.last_code = "/" if found else self.last_code
 
 
+@functools.lru_cache(maxsize=2)
 def c_like_lines(text: str, *, template_literals: bool) -> list[LineState] | None:
     """Each line's state in Go (`template_literals` False: backquotes are raw strings) or JavaScript/TypeScript;
-    None when a comment, string or template literal is still open at the end (the text is not read right)."""
+    None when a comment, string or template literal is still open at the end (the text is not read right). Kept
+    for the last texts, like python_lines (read only)."""
     scanner = _Scanner(text, template_literals)
     states = scanner.run()
     return None if scanner.stack else states
