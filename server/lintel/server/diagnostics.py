@@ -123,9 +123,6 @@ class Diagnostics:
             if key in shown and _same_text(uri, seen, text)
         ]
 
-    def forget(self, uri: str) -> None:
-        self._issues.pop(uri, None)
-
     def put(
         self, uri: str, channel: str, diagnostics: Sequence[types.Diagnostic], *, publish_unchanged: bool = False
     ) -> None:
