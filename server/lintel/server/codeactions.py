@@ -23,6 +23,7 @@ from lintel.languages import Project
 from lintel.positions import Unit, convert_column, text_edit
 from lintel.server.advertised import CODE_ACTIONS, FIX_ALL_KIND, OPEN_DOCUMENTATION
 from lintel.server.commands import Commands, invalid
+from lintel.server.convert import LineText
 from lintel.server.diagnostics import Diagnostics, line_reader
 from lintel.server.session import Folder
 from lintel.suppress import suppression
@@ -70,15 +71,17 @@ class CodeActions:
     async def actions(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
         document = self.server.workspace.text_documents.get(uri)
-        if document is None or self.documents.locate(uri) is None:
+        located = self.documents.locate(uri) if document is not None else None
+        if document is None or located is None:
             return None
         only = params.context.only
         out: list[types.CodeAction] = []
         if _asked(only, QUICKFIX):
+            edits = _Edits(self.server, located[0].root)  # one per request: each file's lines read once
             for diagnostic in params.context.diagnostics:
                 issue = self.diagnostics.issue_for(uri, diagnostic, document.source)
                 if issue is not None:
-                    out.extend(self._quick_fixes(uri, issue, diagnostic, document.source))
+                    out.extend(self._quick_fixes(edits, issue, diagnostic, document.source))
         if _asked(only, FIX_ALL_KIND) and self.server.session.trusted and self._fix_all_offered(only, params):
             action = types.CodeAction(
                 title="Fix all auto-fixable problems (lintel)",
@@ -98,11 +101,13 @@ class CodeActions:
             return True
         return params.context.trigger_kind != types.CodeActionTriggerKind.Automatic
 
-    def _quick_fixes(self, uri: str, issue: Issue, diagnostic: types.Diagnostic, text: str) -> list[types.CodeAction]:
+    def _quick_fixes(
+        self, edits: _Edits, issue: Issue, diagnostic: types.Diagnostic, text: str
+    ) -> list[types.CodeAction]:
         out: list[types.CodeAction] = []
         safe = [fix for fix in issue.fixes if fix.applicability == "safe"]
         for fix in issue.fixes:
-            edit = self._workspace_edit(uri, issue, fix.edits)
+            edit = self._workspace_edit(edits, issue, fix.edits)
             if edit is None:
                 continue
             title = fix.title if fix.applicability == "safe" else f"{fix.title} (unsafe)"
@@ -119,7 +124,7 @@ class CodeActions:
             )
         disable = suppression(issue, text) if issue.rule else None
         if disable is not None:
-            edit = self._workspace_edit(uri, issue, disable.edits)
+            edit = self._workspace_edit(edits, issue, disable.edits)
             if edit is not None:
                 out.append(types.CodeAction(title=disable.title, kind=QUICKFIX, diagnostics=[diagnostic], edit=edit))
         if issue.url:
@@ -191,31 +196,21 @@ class CodeActions:
 
     # -- edits ---------------------------------------------------------------------------------------------
 
-    def _workspace_edit(self, uri: str, issue: Issue, edits: Sequence[Edit]) -> types.WorkspaceEdit | None:
+    def _workspace_edit(self, edits: _Edits, issue: Issue, fix_edits: Sequence[Edit]) -> types.WorkspaceEdit | None:
         """A fix's edits in the editor's positions; None when one would touch a file outside the workspace."""
-        located = self.documents.locate(uri)
-        if located is None:
-            return None
-        folder = located[0]
-        root = folder.root.resolve()
         unit = unit_for(issue.source)
         encoding: Unit = self.server.session.encoding
         by_uri: dict[str, list[types.TextEdit]] = {}
         versions: dict[str, int | None] = {}
-        for edit in edits:
-            path = Path(edit.file) if Path(edit.file).is_absolute() else folder.root / edit.file
-            try:
-                resolved = path.resolve()
-                resolved.relative_to(root)
-            except (OSError, ValueError):
+        for edit in fix_edits:
+            target = edits.target(edit.file)
+            if target is None:
                 log.info("a fix of %s would edit %s, outside the workspace: not offered", issue.rule, edit.file)
                 return None
-            target = path.as_uri()
-            document = self.server.workspace.text_documents.get(target)
-            read = line_reader(document, resolved)
+            uri, read, version = target
             start = convert_column(read(edit.line - 1), edit.column - 1, unit, encoding)
             end = convert_column(read(edit.end_line - 1), edit.end_column - 1, unit, encoding)
-            by_uri.setdefault(target, []).append(
+            by_uri.setdefault(uri, []).append(
                 types.TextEdit(
                     range=types.Range(
                         start=types.Position(line=edit.line - 1, character=start),
@@ -224,7 +219,7 @@ class CodeActions:
                     new_text=edit.new_text,
                 )
             )
-            versions[target] = document.version if document is not None else None
+            versions[uri] = version
         return self._edit_of(by_uri, versions)
 
     def _edit_of(self, by_uri: dict[str, list[types.TextEdit]], versions: dict[str, int | None]) -> types.WorkspaceEdit:
@@ -249,6 +244,33 @@ class CodeActions:
         else:
             self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=url))
         return {"url": url}
+
+
+class _Edits:
+    """The files one code-action answer's edits go to, each looked up once: its URI, its lines (the open buffer's,
+    else the file's on disk) and its document version; None for a file outside the workspace folder."""
+
+    def __init__(self, server: LintelServer, root: Path) -> None:
+        self._server = server
+        self._root = root
+        self._resolved_root = root.resolve()
+        self._known: dict[str, tuple[str, LineText, int | None] | None] = {}
+
+    def target(self, file: str) -> tuple[str, LineText, int | None] | None:
+        if file not in self._known:
+            self._known[file] = self._look_up(file)
+        return self._known[file]
+
+    def _look_up(self, file: str) -> tuple[str, LineText, int | None] | None:
+        path = Path(file) if Path(file).is_absolute() else self._root / file
+        try:
+            resolved = path.resolve()
+            resolved.relative_to(self._resolved_root)
+        except (OSError, ValueError):
+            return None
+        uri = path.as_uri()
+        document = self._server.workspace.text_documents.get(uri)
+        return uri, line_reader(document, resolved), document.version if document is not None else None
 
 
 def setup(server: LintelServer, diagnostics: Diagnostics, documents: Documents, commands: Commands) -> CodeActions:
