@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -210,6 +211,55 @@ def formatter_for(project: Project, file: Path) -> ToolSpec | None:
     return project.spec.formatter_for(project, file)
 
 
+_COPIES: list[str] = []
+
+# Imports every lintel module and prints the file of each module then loaded.
+_LOADED = """
+import importlib, pkgutil, sys, lintel
+for found in pkgutil.walk_packages(lintel.__path__, "lintel."):
+    if not found.name.endswith("__main__"):  # that one runs the CLI
+        try:
+            importlib.import_module(found.name)
+        except Exception:
+            pass
+print("\\n".join(str(getattr(module, "__file__", None)) for module in list(sys.modules.values())))
+"""
+
+
+def _readable_copies() -> list[str]:
+    """lintel and the installed packages its modules import, copied into a folder of /tmp any user can read: made
+    once per session, for a checkout another user cannot enter."""
+    if _COPIES:
+        return _COPIES
+    stage = Path(tempfile.mkdtemp(prefix="lintel-readable-", dir="/tmp"))
+    atexit.register(shutil.rmtree, stage, True)
+    purelib = Path(sysconfig.get_paths()["purelib"])
+    env = {**os.environ, "PYTHONPATH": str(REPO / "server")}
+    loaded = subprocess.run([sys.executable, "-c", _LOADED], env=env, capture_output=True, text=True, timeout=120)
+    tops = {Path(f).relative_to(purelib).parts[0] for f in loaded.stdout.splitlines() if f.startswith(f"{purelib}/")}
+    shutil.copytree(REPO / "server" / "lintel", stage / "lintel")
+    for top in tops:
+        source = purelib / top
+        if source.is_dir():
+            shutil.copytree(source, stage / top)
+        else:
+            shutil.copy(source, stage / top)
+    for current, dirs, files in os.walk(stage):
+        for name in dirs:
+            (Path(current) / name).chmod(0o755)
+        for name in files:
+            (Path(current) / name).chmod(0o644)
+    # ruff is a binary in the venv's bin: that user runs a copy (the other tools the tests give it are on /usr/bin).
+    ruff = Path(sys.executable).parent / "ruff"
+    if ruff.is_file():
+        (stage / "bin").mkdir(mode=0o755)
+        shutil.copy(ruff, stage / "bin" / "ruff")
+        (stage / "bin" / "ruff").chmod(0o755)
+    stage.chmod(0o755)
+    _COPIES.append(str(stage))
+    return _COPIES
+
+
 class AnotherUser:
     """Runs lintel as a user that may not read a folder: root reads everything, so as root the command is dropped
     to `nobody` (setpriv) on a Python that user can run (one in a folder of root's may not be), with lintel and this
@@ -217,9 +267,12 @@ class AnotherUser:
 
     DROP = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups")
 
-    def __init__(self, python: str, prefix: tuple[str, ...]) -> None:
+    def __init__(self, python: str, prefix: tuple[str, ...], paths: list[str] | None = None) -> None:
         self.python = python
         self.prefix = prefix
+        # Where lintel and its packages are imported from: this checkout and venv, or copies of them that user
+        # can read (a checkout inside a folder only its owner may enter, as `mktemp -d` makes).
+        self.paths = paths if paths is not None else [str(REPO / "server"), sysconfig.get_paths()["purelib"]]
         self.made: list[Path] = []
 
     @classmethod
@@ -229,23 +282,30 @@ class AnotherUser:
         if shutil.which("setpriv") is None:
             missing_tool("setpriv is not installed (util-linux): permission tests need another user")
         version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-        for python in dict.fromkeys(
-            [os.path.realpath(sys.executable), f"/usr/bin/{version}", f"/usr/local/bin/{version}"]
-        ):
-            user = cls(python, cls.DROP)
-            probe = subprocess.run(
-                [*user.argv("-c", "import lintel, pydantic, pygls")], env=user.env(), capture_output=True, timeout=60
-            )
-            if probe.returncode == 0:
-                return user
+        pythons = list(
+            dict.fromkeys([os.path.realpath(sys.executable), f"/usr/bin/{version}", f"/usr/local/bin/{version}"])
+        )
+        for paths in (None, "staged"):
+            for python in pythons:
+                user = cls(python, cls.DROP, _readable_copies() if paths == "staged" else None)
+                probe = subprocess.run(
+                    [*user.argv("-c", "import lintel, pydantic, pygls")],
+                    env=user.env(),
+                    capture_output=True,
+                    timeout=60,
+                )
+                if probe.returncode == 0:
+                    return user
         missing_tool(f"no {version} that the user nobody can run, with lintel importable")
 
     def argv(self, *args: str) -> list[str]:
         return [*self.prefix, self.python, *args]
 
     def env(self) -> dict[str, str]:
-        paths = [str(REPO / "server"), sysconfig.get_paths()["purelib"]]
-        return {**os.environ, "PATH": tool_path(), "PYTHONPATH": os.pathsep.join(paths), "HOME": "/tmp"}
+        path = tool_path()
+        if self.paths is _COPIES:
+            path = os.pathsep.join([str(Path(_COPIES[0]) / "bin"), path])
+        return {**os.environ, "PATH": path, "PYTHONPATH": os.pathsep.join(self.paths), "HOME": "/tmp"}
 
     def folder(self) -> Path:
         """A fresh folder that user can read, write and enter (tmp_path, under a 0700 folder of root's, is not)."""
