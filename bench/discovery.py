@@ -1,4 +1,5 @@
-"""Project discovery over a large monorepo (issue 12): `lintel.discover.discover` against two baselines measured in
+"""Project discovery over a large monorepo (issue 12): `lintel.engine.discover.discover` against two baselines
+measured in
 the same run, a plain `os.walk` of the whole tree (no pruning) and `find` looking for the marker files.
 
     python bench/discovery.py [--files 100000] [--projects 500] [--repeats 5] [--json FILE]
@@ -47,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from lintel import __version__ as lintel_version
-from lintel.discover import discover
+from lintel.engine.discover import discover
 from lintel.languages import LANGUAGES
 
 LANGUAGE_SHARES = (("go", 0.30), ("node", 0.35), ("python", 0.25), ("rust", 0.10))

@@ -282,7 +282,7 @@ async def run_direct(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> 
 
 
 def tool_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of a direct run: the user's, as lintel's runs get it (lintel.runenv adds no colour)."""
+    """The environment of a direct run: the user's, as lintel's runs get it (lintel.core.runenv adds no colour)."""
     return {**os.environ, **(extra or {})}
 
 

@@ -28,7 +28,7 @@ import harness
 import workloads
 from harness import Server
 from lintel import __version__ as lintel_version
-from lintel.detect import nearest_project
+from lintel.engine.detect import nearest_project
 from lsprotocol import types
 
 TARGETS = {

@@ -51,7 +51,7 @@ What each number means:
   lintel; and three servers that answer with the canned gopls result — plain asyncio, pygls, pygls with an asyncio
   pipe reader. The differences between rows are printed: pygls's thread-pool reader hop (three executor round trips
   per message: header, blank line, body; lintel reads stdin on its event loop instead), the rest of pygls's handling
-  (lintel's navigation requests bypass it, see lintel.wire), the extra process, and lintel's own relay work. The
+  (lintel's navigation requests bypass it, see lintel.runtime.wire), the extra process, and lintel's own relay work. The
   stand-ins are this script: `python bench/navigation.py --serve MODE`.
 
 PASS/MISS compares with the targets; on a shared machine read the load averages printed with the table: latencies
@@ -86,9 +86,9 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lintel import __version__ as lintel_version
+from lintel.engine.servers import resolve_command, server_root
+from lintel.frontends.relay.client import child_capabilities
 from lintel.languages import LANGUAGES, ServerSpec
-from lintel.proxy.client import child_capabilities
-from lintel.proxy.servers import resolve_command, server_root
 from lsprotocol.converters import get_converter
 from lsprotocol.types import ClientCapabilities
 from nav_workloads import METHODS, REPO, WORKLOADS, Ask, NavWorkload, characters, columns, copy_workspace, position

@@ -1,4 +1,4 @@
-"""The ruff warm worker (lintel.workers.ruff, `ruff server` behind it) against the ruff CLI on the same text.
+"""The ruff warm worker (lintel.engine.workers.ruff, `ruff server` behind it) against the ruff CLI on the same text.
 
     .venv/bin/python bench/ruff_worker.py [--samples 30] [--json FILE]
 
@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 import workloads
-from lintel.issues import Issue, ParseContext
+from lintel.core.issues import Issue, ParseContext
+from lintel.engine.workers.base import WorkerKey
+from lintel.engine.workers.ruff import RuffWorker
+from lintel.languages.parsers.base import ToolOutput
+from lintel.languages.parsers.python import parse_ruff
 from lintel.languages.python import RUFF_LINT
-from lintel.parsers.base import ToolOutput
-from lintel.parsers.python import parse_ruff
-from lintel.workers.base import WorkerKey
-from lintel.workers.ruff import RuffWorker
 
 
 async def run_cli(ruff: str, root: Path, rel: str, text: str) -> tuple[float, str]:

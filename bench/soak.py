@@ -32,7 +32,7 @@ second by (pid, start time), so a reused pid is not mistaken for one of them; on
 leaving lintel's tree (its parent died without it: a group kill that missed it), or any process carrying
 lintel's cookie outside its tree, has escaped. At the end: `shutdown` + `exit`, then the descendants still alive
 when lintel has exited and 5 s later (expect 0), plus any process carrying lintel's LINTEL_OWNERS cookie
-(lintel.orphans); the requests never answered (expect 0; waited for up to 30 s after the load stops); every
+(lintel.runtime.orphans); the requests never answered (expect 0; waited for up to 30 s after the load stops); every
 workDoneProgress begin matched by an end; and the RSS and fd slopes after warm-up: least squares over the
 per-minute rows of minutes 2..N (over the 10 s samples of the second half when the run is shorter than 3 minutes),
 and each minute's lowest fd count: a sample that catches a tool running holds its pidfd and pipes, so the slopes
@@ -63,7 +63,7 @@ from typing import Any
 import harness
 from lint_on_save import tool_path, write_atomically
 from lintel import __version__ as lintel_version
-from lintel.orphans import OWNERS_VARIABLE
+from lintel.runtime.orphans import OWNERS_VARIABLE
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
@@ -185,7 +185,7 @@ def alive(proc: Proc) -> bool:
 
 
 def cookie_holders(lintel_pid: int) -> list[Proc]:
-    """Live processes whose environment carries a LINTEL_OWNERS cookie of this lintel (lintel.orphans: every
+    """Live processes whose environment carries a LINTEL_OWNERS cookie of this lintel (lintel.runtime.orphans: every
     process it starts, at any depth, setsid'ed ones too)."""
     prefix = f"{OWNERS_VARIABLE}=".encode()
     mine = f"{lintel_pid}-".encode()

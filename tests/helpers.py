@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from lintel.issues import ParseContext
+from lintel.core.issues import ParseContext
 from lintel.languages import LANGUAGES, CheckName, FileCheckName, FileScope, Project, ToolSpec
-from lintel.parsers.base import ToolOutput
+from lintel.languages.parsers.base import ToolOutput
 
 REPO = Path(__file__).resolve().parent.parent
 WORKSPACES = REPO / "tests" / "workspaces"

@@ -1,5 +1,5 @@
 import sys
 
-from lintel.cli import main
+from lintel.frontends.cli import main
 
 sys.exit(main())

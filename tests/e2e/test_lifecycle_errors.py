@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.wire import encode
+from lintel.runtime.wire import encode
 
 from tests.e2e.conftest import SERVER_COMMAND
 

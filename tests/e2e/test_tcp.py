@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.server import tcp
-from lintel.wire import MessageReader
+from lintel.frontends.lsp import tcp
+from lintel.runtime.wire import MessageReader
 
 from tests.e2e.conftest import SERVER_COMMAND
 from tests.e2e.test_lifecycle_errors import INVALID_REQUEST, SERVER_NOT_INITIALIZED, TIMEOUT, Raw

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.wire import encode
+from lintel.runtime.wire import encode
 
 from tests.helpers import AnotherUser
 

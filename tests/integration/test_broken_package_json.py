@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from lintel.checks import run_check, run_file_check
-from lintel.config import LintelConfig
-from lintel.detect import detect
-from lintel.errors import BadArgument
-from lintel.scripts import script_command
+from lintel.core.errors import BadArgument
+from lintel.engine.checks import run_check, run_file_check
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import detect
+from lintel.engine.scripts import script_command
 
 from tests.helpers import run_lintel
 

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.config import LintelConfig
-from lintel.detect import detect
-from lintel.scripts import run_script
-from lintel.testruns import run_tests
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import detect
+from lintel.engine.scripts import run_script
+from lintel.engine.testruns import run_tests
 
 from tests.helpers import REPO, WORKSPACES, require_tool, tool_path
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.checks import run_file_check
-from lintel.config import LintelConfig
-from lintel.detect import detect
+from lintel.engine.checks import run_file_check
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import detect
 
 from tests.helpers import WORKSPACES, finding_keys, lintel_json, require_tool, run_tool
 

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.checks import run_file_check
-from lintel.config import LintelConfig
-from lintel.detect import nearest_project
-from lintel.issues import make_fingerprint
+from lintel.core.issues import make_fingerprint
+from lintel.engine.checks import run_file_check
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import nearest_project
 
 from tests.helpers import WORKSPACES, finding_keys, lintel_json, require_path, require_tool, run_tool
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.parsers.common import clean
+from lintel.languages.parsers.common import clean
 
 from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, run_tool
 

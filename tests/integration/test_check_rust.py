@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.checks import run_check
-from lintel.config import LintelConfig
-from lintel.detect import detect
+from lintel.engine.checks import run_check
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import detect
 
 from tests.helpers import (
     WORKSPACES,

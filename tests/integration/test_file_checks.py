@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.checks import plan_spec, run_file_check
-from lintel.config import LintelConfig
-from lintel.detect import detect
-from lintel.issues import Issue, ParseContext
+from lintel.core.issues import Issue, ParseContext
+from lintel.engine.checks import plan_spec, run_file_check
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import detect
 from lintel.languages import FileCheckName, Project, ToolSpec
-from lintel.parsers import get_parser
-from lintel.parsers.base import ToolOutput
-from lintel.process import ProcessResult, run_process
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import ToolOutput
+from lintel.runtime.process import ProcessResult, run_process
 
 from tests.helpers import (
     WORKSPACES,

@@ -158,7 +158,7 @@ def test_rdjsonl_is_read_by_reviewdog() -> None:
 
 
 def test_rdjsonl_suggestions_are_read_by_reviewdog(tmp_path: Path) -> None:
-    from lintel.report import RENDERERS
+    from lintel.frontends.report import RENDERERS
 
     from tests.unit.test_fix_reports import SOURCE, report_of
 

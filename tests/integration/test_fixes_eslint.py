@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from lintel.checks import run_check, run_file_check
-from lintel.config import LintelConfig
-from lintel.detect import nearest_project
-from lintel.fixdoc import fixed_document_text
-from lintel.fixes import Fix, chosen_fix, fix_all
-from lintel.issues import Issue
+from lintel.core.fixes import Fix, chosen_fix, fix_all
+from lintel.core.issues import Issue
+from lintel.engine.checks import run_check, run_file_check
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import nearest_project
+from lintel.engine.fixdoc import fixed_document_text
+from lintel.engine.workers.base import WorkerKey
+from lintel.engine.workers.eslint import EslintWorker
 from lintel.languages import Project
-from lintel.workers.base import WorkerKey
-from lintel.workers.eslint import EslintWorker
 
 from tests.helpers import WORKSPACES, copy_workspace, require_path, require_tool, run_tool, tool_path
 
@@ -84,7 +84,7 @@ def safe_fixes(issues: list[Issue], rel: str) -> list[Fix]:
 
 
 async def test_safe_fixes_until_stable_are_byte_equal_to_eslint_fix(fix_copy: Path, tmp_path: Path) -> None:
-    """(a) Each round: `lintel check`'s eslint run, then every file's safe fixes applied (lintel.fixes.fix_all)
+    """(a) Each round: `lintel check`'s eslint run, then every file's safe fixes applied (lintel.core.fixes.fix_all)
     until none is left; a copy is fixed by the eslint spec's own fix mode (`eslint --fix .`). Same bytes."""
     theirs = copy_workspace("fix-node", tmp_path / "theirs")
     project = node_project(fix_copy)
@@ -121,7 +121,7 @@ async def test_rounds_against_eslint_fix_dry_run(fix_copy: Path) -> None:
     """(b) Each file's text against `eslint --fix-dry-run --stdin`, which makes up to 10 passes over it. One round
     of the safe fixes falls short of it on every file of the fixture: a fix can make a new finding (`var` becomes
     `let`, which prefer-const then makes `const`), and overlapping fixes wait for the next round. Rounds until
-    stable (each linting the round's text through stdin) reach it; lintel.fixdoc's one-text fix (the eslint
+    stable (each linting the round's text through stdin) reach it; lintel.engine.fixdoc's one-text fix (the eslint
     spec's stdin fix mode) is it."""
     project = node_project(fix_copy)
     one_round_equal: dict[str, bool] = {}

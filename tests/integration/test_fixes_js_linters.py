@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lintel.detect import nearest_project
+from lintel.engine.detect import nearest_project
 from lintel.languages.base import FILE_PLACEHOLDER, FixMode
 
 from tests.helpers import WORKSPACES, copy_workspace, require_path, run_tool, tool_path

@@ -1,7 +1,7 @@
 """ruff's fixes as lintel carries them (parse_ruff's Fix on each Issue) against ruff's own fix mode, with real ruff.
 
 On tests/workspaces/fix-python (safe, unsafe, display-only and unfixable findings on lines with tabs, emoji and CJK
-text, one file with CRLF ends): applying every issue's chosen fix with lintel.fixes.fix_all, round after round with
+text, one file with CRLF ends): applying every issue's chosen fix with lintel.core.fixes.fix_all, round after round with
 ruff run again on the result, gives byte for byte what `ruff check --fix` (lintel's FixMode, in place and from
 stdin) writes, safe fixes alone and with unsafe ones. One round alone already equals it for a file whose fixes
 neither overlap nor make new findings (plain.py), and not for the others: in core.py removing E703's `;` leaves a
@@ -16,13 +16,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lintel.fixes import Fix, chosen_fix, fix_all
-from lintel.issues import Issue, ParseContext
+from lintel.core.fixes import Fix, chosen_fix, fix_all
+from lintel.core.issues import Issue, ParseContext
+from lintel.core.units import unit_for
 from lintel.languages.base import FILE_PLACEHOLDER, FixMode
+from lintel.languages.parsers.base import ToolOutput
+from lintel.languages.parsers.python import parse_ruff
 from lintel.languages.python import RUFF_LINT
-from lintel.parsers.base import ToolOutput
-from lintel.parsers.python import parse_ruff
-from lintel.units import unit_for
 
 from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_tool
 

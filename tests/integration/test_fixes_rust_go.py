@@ -1,7 +1,7 @@
 """The fixes clippy/rustc, golangci-lint and shellcheck print, applied by lintel, against each tool's own fix mode.
 
 On a copy of each fixture (tests/workspaces/fix-rust, fix-go, fix-shell) lintel runs its check, applies every
-issue's first safe fix with lintel.fixes.fix_all file by file, and runs the check again until nothing changes;
+issue's first safe fix with lintel.core.fixes.fix_all file by file, and runs the check again until nothing changes;
 on another copy the tool fixes the code itself (`cargo clippy --fix`, `golangci-lint run --fix`, shellcheck's
 `-f diff` applied with `git apply`), again until nothing changes. The two trees must be byte-equal. One round of each
 is compared too (docs/fixes.md, Rust, Go and shell, says what one round gives).
@@ -16,17 +16,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-from lintel.checks import dedupe_issues, run_check
-from lintel.config import load_config
-from lintel.detect import detect
-from lintel.fixes import Fix, chosen_fix, fix_all
-from lintel.issues import Issue
+from lintel.core.fixes import Fix, chosen_fix, fix_all
+from lintel.core.issues import Issue
+from lintel.core.positions import Unit
+from lintel.core.units import unit_for
+from lintel.engine.checks import dedupe_issues, run_check
+from lintel.engine.config import load_config
+from lintel.engine.detect import detect
+from lintel.engine.registry import registry_for
 from lintel.languages import CheckName, Project
 from lintel.languages.go import tool_for as go_tool_for
 from lintel.languages.rust import tool_for as rust_tool_for
-from lintel.positions import Unit
-from lintel.registry import registry_for
-from lintel.units import unit_for
 
 from tests.helpers import copy_workspace, require_tool, run_tool
 

@@ -10,12 +10,12 @@ import re
 from pathlib import Path
 
 import pytest
-from lintel.config import LintelConfig
-from lintel.detect import detect
-from lintel.errors import BadArgument
+from lintel.core.errors import BadArgument
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import detect
+from lintel.engine.scripts import run_script
+from lintel.engine.testruns import run_tests
 from lintel.languages import Project
-from lintel.scripts import run_script
-from lintel.testruns import run_tests
 
 from tests.helpers import copy_workspace, require_tool
 

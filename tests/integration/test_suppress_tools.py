@@ -1,4 +1,4 @@
-"""lintel.suppress against the real tools: each finding's suppression, applied to a copy of a fixture, makes the
+"""lintel.engine.suppress against the real tools: each finding's suppression, applied to a copy of a fixture, makes the
 real tool (re-run through `lintel check`) drop that finding and report nothing new; for ruff, applying it to
 every finding gives what `ruff check --add-noqa` writes, byte for byte.
 """
@@ -10,10 +10,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from lintel.fixes import Edit, apply_edits
-from lintel.issues import Issue
-from lintel.suppress import suppression
-from lintel.units import unit_for
+from lintel.core.fixes import Edit, apply_edits
+from lintel.core.issues import Issue
+from lintel.core.units import unit_for
+from lintel.engine.suppress import suppression
 
 from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, require_tool, run_tool
 
@@ -284,9 +284,9 @@ import csv  # type: ignore  # noqa: E401
 @pytest.mark.parametrize("line_end", ["\n", "\r\n"])
 def test_suppressing_every_ruff_finding_equals_ruff_add_noqa(tmp_path: Path, line_end: str) -> None:
     require_tool("ruff")
-    from lintel.issues import ParseContext
-    from lintel.parsers.base import ToolOutput
-    from lintel.parsers.python import parse_ruff
+    from lintel.core.issues import ParseContext
+    from lintel.languages.parsers.base import ToolOutput
+    from lintel.languages.parsers.python import parse_ruff
 
     source = ADD_NOQA_FIXTURE.replace("\n", line_end)
     path = tmp_path / "fixture.py"
@@ -312,7 +312,7 @@ def test_ruff_add_noqa_drops_the_text_after_a_directive_and_lintel_keeps_it(tmp_
     """The one difference: ruff rewrites an existing directive to the end of its line, dropping what follows it
     (another comment, a reason); lintel extends the codes and keeps the rest."""
     require_tool("ruff")
-    from lintel.issues import make_issue
+    from lintel.core.issues import make_issue
 
     source = "import os  # noqa: E501 - kept for the plugin registry\n"
     path = tmp_path / "fixture.py"

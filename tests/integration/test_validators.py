@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from lintel.config import ValidatorConfig
-from lintel.issues import sha256_hex
-from lintel.validators import ValidateResult, run_validator, run_validators
+from lintel.core.issues import sha256_hex
+from lintel.engine.config import ValidatorConfig
+from lintel.engine.validators import ValidateResult, run_validator, run_validators
 
 from tests.helpers import WORKSPACES, lintel_json, require_path, tool_path
 

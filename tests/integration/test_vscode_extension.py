@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.config import LintelConfig, validate
+from lintel.engine.config import LintelConfig, validate
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
@@ -196,7 +196,7 @@ def test_contributed_settings_equal_the_model(package: dict[str, Any]) -> None:
 
 
 def test_validator_items_match_the_model(package: dict[str, Any]) -> None:
-    from lintel.config import ValidatorConfig
+    from lintel.engine.config import ValidatorConfig
 
     items = contributed(package)["lintel.validators"]["items"]
     fields = {field.alias or name: field for name, field in ValidatorConfig.model_fields.items()}

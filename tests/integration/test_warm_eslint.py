@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from lintel.checks import RunResult, run_file_check
-from lintel.config import LintelConfig
-from lintel.detect import nearest_project
+from lintel.engine.checks import RunResult, run_file_check
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import nearest_project
+from lintel.engine.workers.base import WorkerKey
+from lintel.engine.workers.eslint import EslintWorker
+from lintel.engine.workers.kinds import WORKERS
+from lintel.engine.workers.pool import MAX_FAILURES, WorkerPool
+from lintel.engine.workers.warm import warm_file_lint
 from lintel.languages import Project
-from lintel.workers.base import WorkerKey
-from lintel.workers.eslint import EslintWorker
-from lintel.workers.kinds import WORKERS
-from lintel.workers.pool import MAX_FAILURES, WorkerPool
-from lintel.workers.warm import warm_file_lint
 
 from tests.helpers import copy_workspace, require_path, require_tool
 

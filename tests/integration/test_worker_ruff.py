@@ -1,4 +1,4 @@
-"""The ruff warm worker (`ruff server`, lintel.workers.ruff) against the CLI it stands in for.
+"""The ruff warm worker (`ruff server`, lintel.engine.workers.ruff) against the CLI it stands in for.
 
 On the python and fix-python fixtures and on generated files with hundreds of findings of many rules (non-ASCII and
 emoji before findings, CRLF line endings, form feed lines, a syntax error, `noqa` comments, preview on and off,
@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.issues import Issue, ParseContext
+from lintel.core.issues import Issue, ParseContext
+from lintel.core.positions import Unit
+from lintel.engine.workers.base import LintWorker, WorkerError, WorkerKey, WorkerUnsupported
+from lintel.engine.workers.ruff import RuffWorker
+from lintel.languages.parsers.base import ToolOutput
+from lintel.languages.parsers.python import parse_ruff
 from lintel.languages.python import RUFF_LINT
-from lintel.parsers.base import ToolOutput
-from lintel.parsers.python import parse_ruff
-from lintel.positions import Unit
-from lintel.workers.base import LintWorker, WorkerError, WorkerKey, WorkerUnsupported
-from lintel.workers.ruff import RuffWorker
 
 from tests.helpers import REPO, copy_workspace, require_tool
 

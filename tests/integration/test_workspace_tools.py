@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.checks import RunResult, run_check
-from lintel.config import LintelConfig
-from lintel.detect import detect
+from lintel.engine.checks import RunResult, run_check
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import detect
 from lintel.languages import CheckName, Project, Workspace
 
 from tests.helpers import WORKSPACES, require_path, require_tool, run_tool

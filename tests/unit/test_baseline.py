@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-from lintel import cli
-from lintel.baseline import BaselineError, load_baseline
+from lintel.engine.baseline import BaselineError, load_baseline
+from lintel.frontends import cli
 
 
 @pytest.mark.parametrize(

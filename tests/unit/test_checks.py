@@ -7,7 +7,9 @@ import stat
 from pathlib import Path
 
 import pytest
-from lintel.checks import (
+from lintel.core.issues import make_issue
+from lintel.core.runenv import DEFAULTS
+from lintel.engine.checks import (
     PlannedCheck,
     dedupe_issues,
     failure_tail,
@@ -16,14 +18,12 @@ from lintel.checks import (
     sort_issues,
     timeout_for,
 )
-from lintel.config import LintelConfig
-from lintel.detect import detect
-from lintel.issues import make_issue
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import detect
+from lintel.engine.scripts import script_command
 from lintel.languages import LANGUAGES, ToolSpec
 from lintel.languages.binaries import command_label, hoisted_folders, not_found_message, resolve_binary
-from lintel.parsers import get_parser
-from lintel.runenv import DEFAULTS
-from lintel.scripts import script_command
+from lintel.languages.parsers import get_parser
 
 from tests.helpers import load_capture, make_project
 
@@ -227,7 +227,7 @@ async def test_the_users_environment_is_kept_with_no_colour_variable_added(
 
 
 def test_what_lintel_adds_to_the_environment_is_the_table(tmp_path: Path) -> None:
-    """Every built-in check's defaults come from lintel.runenv.DEFAULTS (docs/design.md, Processes), and no check
+    """Every built-in check's defaults come from lintel.core.runenv.DEFAULTS (docs/design.md, Processes), and no check
     sets a variable over the user's."""
     (tmp_path / "package.json").write_text(json.dumps({"name": "x", "scripts": {"lint": "eslint .", "test": "jest"}}))
     for spec in LANGUAGES:

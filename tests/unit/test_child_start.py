@@ -1,5 +1,6 @@
-"""A long-lived child's process — a child language server (lintel.proxy.child_process) or a warm worker speaking
-JSON lines (lintel.workers.lines), both started by lintel.piped: its start can be cancelled at any point, as an
+"""A long-lived child's process — a child language server (lintel.runtime.child_process) or a warm worker speaking
+JSON lines (lintel.engine.workers.lines), both started by lintel.runtime.piped: its start can be cancelled at any
+point, as an
 editor's `shutdown` does to a child still starting, without lintel waiting forever or leaving it running."""
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from lintel.proxy.child_process import ChildProcess
-from lintel.workers.lines import JsonLinesChild
+from lintel.engine.workers.lines import JsonLinesChild
+from lintel.runtime.child_process import ChildProcess
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from lintel.server.commands import Progress
+from lintel.frontends.lsp.commands import Progress
 from pygls.progress import Progress as PyglsProgress
 
 

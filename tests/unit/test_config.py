@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lintel.config import clamp_timeout, load_config
+from lintel.engine.config import clamp_timeout, load_config
 
 
 def test_defaults(tmp_path: Path) -> None:

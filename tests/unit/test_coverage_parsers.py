@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from lintel.coverage import CoverageIndex, CoverageStore
-from lintel.coverage.parsers import (
+from lintel.engine.coverage import CoverageIndex, CoverageStore
+from lintel.engine.coverage.parsers import (
     CoverageDataError,
     parse_coveragepy_json,
     parse_go_profile,

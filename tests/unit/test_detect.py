@@ -4,14 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from lintel.detect import (
-    DetectionError,
-    choose_project,
-    detect,
-    is_inside,
-    nearest_project,
-    select_projects,
-)
+from lintel.engine.detect import DetectionError, choose_project, detect, is_inside, nearest_project, select_projects
 from lintel.languages.node import node_package_manager
 
 from tests.helpers import WORKSPACES

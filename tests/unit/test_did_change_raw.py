@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.server.app import LintelServer
-from lintel.server.wiring import create_server
+from lintel.frontends.lsp.app import LintelServer
+from lintel.frontends.lsp.wiring import create_server
 from lsprotocol import types
 
 from tests.helpers import MessageRecorder

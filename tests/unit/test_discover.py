@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from lintel.discover import Discovery, discover, nearest_above, repository_root
+from lintel.engine.discover import Discovery, discover, nearest_above, repository_root
 from lintel.languages import LANGUAGES, Project, Registry, Workspace
 
 

@@ -12,12 +12,12 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lintel.fixes import apply_edits
-from lintel.issues import Issue, ParseContext
-from lintel.parsers import get_parser
-from lintel.parsers.base import ToolOutput
-from lintel.parsers.gofix import golangci_fixes
-from lintel.parsers.rustfix import compiler_fixes
+from lintel.core.fixes import apply_edits
+from lintel.core.issues import Issue, ParseContext
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import ToolOutput
+from lintel.languages.parsers.gofix import golangci_fixes
+from lintel.languages.parsers.rustfix import compiler_fixes
 
 from tests.helpers import WORKSPACES, load_capture
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]  # no stubs in the dev dependencies
 import pytest
-from lintel.checks import RunResult
-from lintel.fixes import Edit, Fix, apply_edits
-from lintel.issues import Issue, make_issue
-from lintel.report import RENDERERS, CheckReport, ProjectEntry
+from lintel.core.fixes import Edit, Fix, apply_edits
+from lintel.core.issues import Issue, make_issue
+from lintel.engine.checks import RunResult
+from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
 
 from tests.helpers import make_project
 
@@ -178,7 +178,7 @@ def test_json_issues_carry_their_fixes(report: CheckReport) -> None:
 
 def test_a_sarif_log_read_back_keeps_its_fixes(report: CheckReport) -> None:
     """`lintel merge` of SARIF logs (CI shards) loses no fix: what the log says is read back as it was."""
-    from lintel.report.read import parse_report
+    from lintel.frontends.report.read import parse_report
 
     parsed, read_as = parse_report(json.loads(RENDERERS["sarif"](report)))
     assert read_as == "sarif"

@@ -1,4 +1,4 @@
-"""lintel.fixes: the fix records, and applying edits on lines with tabs, emoji, CJK and CRLF in each unit."""
+"""lintel.core.fixes: the fix records, and applying edits on lines with tabs, emoji, CJK and CRLF in each unit."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
-from lintel.fixes import Edit, Fix, apply_edits, fix_all, make_fix, offsets_to_edit, unified_diff
-from lintel.issues import Issue, make_issue
-from lintel.positions import Unit, length_in
+from lintel.core.fixes import Edit, Fix, apply_edits, fix_all, make_fix, offsets_to_edit, unified_diff
+from lintel.core.issues import Issue, make_issue
+from lintel.core.positions import Unit, length_in
 
 TEXT = "import os\r\n\tname = 'é😀'  # 日本\r\nx=1\n"
 UNITS: tuple[Unit, ...] = ("utf-8", "utf-16", "utf-32")

@@ -1,4 +1,4 @@
-"""lintel.fixrun's file-by-file path: the findings' own fixes applied (one round) when `rules` narrows the run,
+"""lintel.engine.fixrun's file-by-file path: the findings' own fixes applied (one round) when `rules` narrows the run,
 what counts as inside the workspace, and writes that refuse a file that moved on or lies outside."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from lintel.config import LintelConfig
-from lintel.fixes import Edit, Fix
-from lintel.fixrun import FixedFile, FixScope, _fix_file, _Target, inside_workspace, write_text
-from lintel.issues import Issue, make_issue
+from lintel.core.fixes import Edit, Fix
+from lintel.core.issues import Issue, make_issue
+from lintel.engine.config import LintelConfig
+from lintel.engine.fixrun import FixedFile, FixScope, _fix_file, _Target, inside_workspace, write_text
 
 from tests.helpers import make_project, require_tool
 
@@ -98,8 +98,8 @@ def test_a_write_is_refused_outside_the_workspace_or_over_a_changed_file(tmp_pat
 def test_only_files_with_a_fix_to_apply_get_a_fix_run(tmp_path: Path) -> None:
     """A file whose findings carry fixes, none of them allowed, is not run; a tool whose parser gave no fix at all
     is run anyway (its own fix mode decides)."""
-    from lintel.checks import RunResult
-    from lintel.fixrun import _fixable
+    from lintel.engine.checks import RunResult
+    from lintel.engine.fixrun import _fixable
 
     project = make_project("python", tmp_path, ("pyproject.toml",))
     unsafe_only = Fix("Maybe", "unsafe", (Edit("b.py", 1, 1, 1, 2, "y"),))

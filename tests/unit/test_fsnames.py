@@ -11,8 +11,8 @@ from pathlib import Path
 from urllib.parse import unquote_to_bytes
 
 import pytest
-from lintel.fsnames import backslashed, json_text, lossy, recover, recover_issues, uri_path
-from lintel.issues import make_issue
+from lintel.core.fsnames import backslashed, json_text, lossy, recover, recover_issues, uri_path
+from lintel.core.issues import make_issue
 
 from tests.helpers import require_tool, tool_path
 

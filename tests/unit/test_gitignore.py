@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pytest
-from lintel.gitignore import GITIGNORE, IgnoreRules, is_ignored, parse, parse_line
+from lintel.core.gitignore import GITIGNORE, IgnoreRules, is_ignored, parse, parse_line
 
 
 def build(root: Path, entries: Iterable[str], contents: Mapping[str, str | bytes] | None = None) -> Path:
@@ -275,7 +275,7 @@ def test_info_exclude_counts_below_every_gitignore(tmp_path: Path) -> None:
 
 def test_no_exclude_file_when_git_is_a_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     root = build(tmp_path, ["a"], {".git": "gitdir: /elsewhere\n"})
-    with caplog.at_level(logging.DEBUG, logger="lintel.gitignore"):
+    with caplog.at_level(logging.DEBUG, logger="lintel.core.gitignore"):
         assert not IgnoreRules.at_root(root).ignored("a", False)
     assert caplog.records == []
 
@@ -289,7 +289,7 @@ def test_non_utf8_patterns_match_the_names_they_were_written_for(tmp_path: Path)
 def test_an_unreadable_gitignore_is_skipped_and_logged_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     root = build(tmp_path, ["sub/.gitignore/", "sub/a", "a"], {".gitignore": "a\n"})
     rules = IgnoreRules.at_root(root)
-    with caplog.at_level(logging.WARNING, logger="lintel.gitignore"):
+    with caplog.at_level(logging.WARNING, logger="lintel.core.gitignore"):
         inside = rules.descend(root / "sub", "sub", [GITIGNORE, "a"])
         assert inside.ignored("sub/a", False)
     assert [r.getMessage().count(str(root / "sub" / GITIGNORE)) for r in caplog.records] == [1]

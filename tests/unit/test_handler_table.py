@@ -1,4 +1,5 @@
-"""lintel's server forgets the handlers pygls would keep forever (lintel.pyglscompat.FinishedHandlers): found by
+"""lintel's server forgets the handlers pygls would keep forever (lintel.frontends.lsp.pyglscompat.FinishedHandlers):
+found by
 bench/soak.py, where save storms grew lintel's RSS by ~2 MB a minute: ~1.8 KB per document notification."""
 
 from __future__ import annotations
@@ -8,8 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lintel.pyglscompat import FINISHED_HANDLERS_FLOOR
-from lintel.server.wiring import create_server
+from lintel.frontends.lsp.pyglscompat import FINISHED_HANDLERS_FLOOR
+from lintel.frontends.lsp.wiring import create_server
 from lsprotocol import types
 
 from tests.helpers import MessageRecorder

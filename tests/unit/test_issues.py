@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lintel.issues import (
+from lintel.core.issues import (
     Issue,
     ParseContext,
     SourceLines,

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lintel.checks import plan_check, run_checks
-from lintel.config import load_config
-from lintel.detect import DetectionError, choose_project, detect, nearest_project
-from lintel.detect_report import detect_document
+from lintel.engine.checks import plan_check, run_checks
+from lintel.engine.config import load_config
+from lintel.engine.detect import DetectionError, choose_project, detect, nearest_project
+from lintel.engine.detect_report import detect_document
+from lintel.engine.registry import CheckNotDeclared, project_files, registry_for
+from lintel.engine.servers import server_root
 from lintel.languages import FILES_PLACEHOLDER, LANGUAGES
-from lintel.proxy.servers import server_root
-from lintel.registry import CheckNotDeclared, project_files, registry_for
 
 from tests.helpers import file_scope, tool_for
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from lintel.issues import SourceLines, finalize_issues, make_issue
-from lintel.positions import split_lines
+from lintel.core.issues import SourceLines, finalize_issues, make_issue
+from lintel.core.positions import split_lines
 
 NOT_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 BREAKS = ("\n", "\r\n", "\r")

@@ -1,4 +1,4 @@
-"""lintel.mcp.tools without the SDK: the tool table, its schemas, argument checking and the summaries."""
+"""lintel.frontends.mcp.tools without the SDK: the tool table, its schemas, argument checking and the summaries."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from lintel import actions, cli
-from lintel.actions import ActionError, CommandArgs
-from lintel.checks import RunResult
-from lintel.issues import TestFailure, make_issue
-from lintel.mcp import tools
+from lintel.core.issues import TestFailure, make_issue
+from lintel.engine import actions
+from lintel.engine.actions import ActionError, CommandArgs
+from lintel.engine.checks import RunResult
+from lintel.frontends import cli
+from lintel.frontends.mcp import tools
 
 # CONTRACT §8 and §9: the MCP tool names.
 CONTRACT_TOOLS = {

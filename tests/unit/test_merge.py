@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lintel import cli
-from lintel.checks import RunResult
-from lintel.issues import Issue, make_issue
-from lintel.merge import merge_reports
-from lintel.report import RENDERERS, CheckReport, ProjectEntry
-from lintel.report.read import ReportError, parse_report
+from lintel.core.issues import Issue, make_issue
+from lintel.engine.checks import RunResult
+from lintel.frontends import cli
+from lintel.frontends.merge import merge_reports
+from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
+from lintel.frontends.report.read import ReportError, parse_report
 
 from tests.helpers import copy_workspace, require_tool
 

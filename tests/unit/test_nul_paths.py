@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lintel.actions import ActionError, inside
-from lintel.config import LintelConfig
-from lintel.detect import detect
-from lintel.errors import BadArgument
-from lintel.mcp.workspace import Workspace
-from lintel.testruns import select_tests
+from lintel.core.errors import BadArgument
+from lintel.engine.actions import ActionError, inside
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import detect
+from lintel.engine.testruns import select_tests
+from lintel.frontends.mcp.workspace import Workspace
 
 
 @pytest.mark.parametrize("path", ["src/a\0b.py", "\0", "a.py\0/../../etc/passwd"])
@@ -35,7 +35,7 @@ def test_a_test_identity_with_a_nul_byte_is_refused(tmp_path: Path, test: str) -
 
 
 def test_a_document_uri_with_a_nul_byte_names_no_file() -> None:
-    from lintel.server.shared import uri_path
+    from lintel.frontends.lsp.shared import uri_path
 
     assert uri_path("file:///work/a%00b.py") is None
     assert uri_path("file:///work/ab.py") == Path("/work/ab.py")

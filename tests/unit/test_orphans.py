@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from lintel import orphans
+from lintel.runtime import orphans
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs a Linux /proc")
 

@@ -3,8 +3,8 @@ report the same problem at the same place (same code, same message, or a known e
 
 from __future__ import annotations
 
-from lintel.server.overlap import same_problem, without_duplicates
-from lintel.server.store import DiagnosticsStore
+from lintel.frontends.lsp.overlap import same_problem, without_duplicates
+from lintel.frontends.lsp.store import DiagnosticsStore
 from lsprotocol import types
 
 

@@ -1,6 +1,6 @@
 """Every parser reads coloured text as it reads plain text: lintel no longer asks tools for plain output
 through NO_COLOR / FORCE_COLOR=0, and a user's FORCE_COLOR=1 or CARGO_TERM_COLOR=always reaches them, so the
-colour codes come off in the parsers (`lintel.parsers.common.clean`, the one helper).
+colour codes come off in the parsers (`lintel.languages.parsers.common.clean`, the one helper).
 
 Each captured real run is read twice: as captured, and with colour codes put around its text lines the way
 tools colour them (a bold line, red words). Machine formats (JSON, XML) are left alone: tools never colour them.
@@ -12,9 +12,9 @@ import re
 from typing import Any
 
 import pytest
-from lintel.parsers import get_parser
-from lintel.parsers.base import ToolOutput
-from lintel.parsers.common import ANSI, clean
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import ToolOutput
+from lintel.languages.parsers.common import ANSI, clean
 
 from tests.helpers import CAPTURES, load_capture
 

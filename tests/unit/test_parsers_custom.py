@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from lintel.issues import ParseContext, sha256_hex
-from lintel.parsers import get_parser, is_known_parser, parser_names
-from lintel.parsers.base import ToolOutput
+from lintel.core.issues import ParseContext, sha256_hex
+from lintel.languages.parsers import get_parser, is_known_parser, parser_names
+from lintel.languages.parsers.base import ToolOutput
 
 CTX = ParseContext(cwd="/ws", root="/ws")
 
@@ -52,7 +52,7 @@ def test_every_parser_survives_random_input(stdout: str, stderr: str, code: int 
 
 def test_every_parser_name_is_its_familys() -> None:
     """The name table (read without importing any family) and the families' own tables agree."""
-    import lintel.parsers as parsers
+    import lintel.languages.parsers as parsers
 
     from_families = {name: family for family in parsers._FAMILIES for name in family()}
     assert from_families == parsers._NAMES

@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lintel.checks import dedupe_issues
-from lintel.issues import Issue, ParseContext, ParseResult
-from lintel.parsers import get_parser
-from lintel.parsers.base import Parser, ToolOutput
-from lintel.parsers.go import parse_go_vet, parse_gofmt_list, parse_golangci_lint
-from lintel.parsers.gotests import parse_go_test
+from lintel.core.issues import Issue, ParseContext, ParseResult
+from lintel.engine.checks import dedupe_issues
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import Parser, ToolOutput
+from lintel.languages.parsers.go import parse_go_vet, parse_gofmt_list, parse_golangci_lint
+from lintel.languages.parsers.gotests import parse_go_test
 
 from tests.helpers import load_capture
 

@@ -8,9 +8,9 @@ import json
 from typing import Any
 
 import pytest
-from lintel.issues import Issue
-from lintel.parsers import get_parser
-from lintel.parsers.base import ToolOutput
+from lintel.core.issues import Issue
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import ToolOutput
 
 from tests.helpers import load_capture
 

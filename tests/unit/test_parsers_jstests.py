@@ -4,9 +4,9 @@ run`) prints, which lintel cannot give a JSON reporter."""
 
 from __future__ import annotations
 
-from lintel.parsers import get_parser
-from lintel.parsers.base import ToolOutput
-from lintel.parsers.jstests import MochaTally, mocha_tally
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import ToolOutput
+from lintel.languages.parsers.jstests import MochaTally, mocha_tally
 
 from tests.helpers import load_capture
 

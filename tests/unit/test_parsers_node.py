@@ -14,10 +14,10 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lintel.issues import Issue, ParseContext
-from lintel.parsers import get_parser
-from lintel.parsers.base import ToolOutput
-from lintel.parsers.node import (
+from lintel.core.issues import Issue, ParseContext
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import ToolOutput
+from lintel.languages.parsers.node import (
     PRETTIER_MESSAGE,
     parse_eslint,
     parse_eslint_compact,
@@ -25,8 +25,8 @@ from lintel.parsers.node import (
     parse_prettier_check,
     parse_tsc,
 )
-from lintel.parsers.nodetests import parse_jest, parse_node_test_auto, parse_vitest
-from lintel.parsers.tap import parse_node_tap, parse_tap
+from lintel.languages.parsers.nodetests import parse_jest, parse_node_test_auto, parse_vitest
+from lintel.languages.parsers.tap import parse_node_tap, parse_tap
 
 from tests.helpers import load_capture, truncated_capture
 
@@ -624,9 +624,9 @@ def test_any_json_shape_never_raises(value: object) -> None:
 
 
 def test_eslint_ignored_file_notice_is_not_a_finding() -> None:
-    from lintel.issues import ParseContext
-    from lintel.parsers.base import ToolOutput
-    from lintel.parsers.node import parse_eslint
+    from lintel.core.issues import ParseContext
+    from lintel.languages.parsers.base import ToolOutput
+    from lintel.languages.parsers.node import parse_eslint
 
     report = (
         '[{"filePath":"/w/package.json","messages":[{"ruleId":null,"severity":1,'

@@ -7,17 +7,12 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lintel.fixes import Edit, Fix, apply_edits
-from lintel.issues import Issue, ParseContext, ParseResult
-from lintel.parsers import get_parser
-from lintel.parsers.base import Parser, ToolOutput
-from lintel.parsers.pytests import parse_pytest_junit
-from lintel.parsers.python import (
-    parse_mypy,
-    parse_pyright,
-    parse_ruff,
-    parse_ruff_format,
-)
+from lintel.core.fixes import Edit, Fix, apply_edits
+from lintel.core.issues import Issue, ParseContext, ParseResult
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import Parser, ToolOutput
+from lintel.languages.parsers.pytests import parse_pytest_junit
+from lintel.languages.parsers.python import parse_mypy, parse_pyright, parse_ruff, parse_ruff_format
 
 from tests.helpers import CAPTURES, WORKSPACES, load_capture
 

@@ -12,10 +12,10 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lintel.issues import Issue, ParseContext
-from lintel.parsers import get_parser
-from lintel.parsers.base import ToolOutput
-from lintel.parsers.rust import parse_cargo_messages, parse_cargo_test, parse_rustfmt_check
+from lintel.core.issues import Issue, ParseContext
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import ToolOutput
+from lintel.languages.parsers.rust import parse_cargo_messages, parse_cargo_test, parse_rustfmt_check
 
 from tests.helpers import load_capture, truncated_capture
 

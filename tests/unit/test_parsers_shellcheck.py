@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lintel.issues import Issue, ParseContext
-from lintel.parsers import get_parser, is_known_parser
-from lintel.parsers.base import ToolOutput
-from lintel.parsers.shellcheck import parse_shellcheck
+from lintel.core.issues import Issue, ParseContext
+from lintel.languages.parsers import get_parser, is_known_parser
+from lintel.languages.parsers.base import ToolOutput
+from lintel.languages.parsers.shellcheck import parse_shellcheck
 
 from tests.helpers import load_capture, run_tool, tool_path, truncated_capture
 

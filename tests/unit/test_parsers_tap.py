@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lintel.issues import Issue, ParseContext
-from lintel.parsers import get_parser
-from lintel.parsers.base import ToolOutput
-from lintel.parsers.tap import parse_node_tap
+from lintel.core.issues import Issue, ParseContext
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import ToolOutput
+from lintel.languages.parsers.tap import parse_node_tap
 
 from tests.helpers import load_capture, truncated_capture
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from lintel.process import (
+from lintel.runtime.process import (
     STREAM_CAP_BYTES,
     TIMEOUT_EXIT_CODE,
     TRUNCATED_MARKER,
@@ -219,7 +219,7 @@ _FLOOD_DRIVER = textwrap.dedent(
     """
     import asyncio, json, resource, sys
     from pathlib import Path
-    from lintel.process import run_process
+    from lintel.runtime.process import run_process
 
     flood, cwd = sys.argv[1], Path(sys.argv[2])
 
@@ -551,7 +551,7 @@ async def test_run_shell_stdin_and_missing_command(tmp_path: Path) -> None:
 
 
 def test_cap_text_keeps_whole_characters_and_says_it_cut() -> None:
-    from lintel.process import TRUNCATED_MARKER, cap_text
+    from lintel.runtime.process import TRUNCATED_MARKER, cap_text
 
     assert cap_text("short\n", 100) == ("short\n", False)
     text, cut = cap_text("é" * 10, 5)  # 2 bytes each: 2 whole characters fit

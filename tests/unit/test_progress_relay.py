@@ -1,5 +1,5 @@
 """A child's work-done progress reaches the editor only when it lasts: under a token of lintel's, created
-after PROGRESS_DELAY, with what was held meanwhile sent in order (EditorBridge in lintel.server.navigation)."""
+after PROGRESS_DELAY, with what was held meanwhile sent in order (EditorBridge in lintel.frontends.lsp.navigation)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from lintel.server import navigation
-from lintel.server.diagnostics import Diagnostics
-from lintel.server.navigation import EditorBridge
+from lintel.frontends.lsp import navigation
+from lintel.frontends.lsp.diagnostics import Diagnostics
+from lintel.frontends.lsp.navigation import EditorBridge
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 

@@ -8,18 +8,18 @@ import json
 from pathlib import Path
 
 import pytest
-from lintel.checks import RunResult, plan_check, run_check
-from lintel.config import LintelConfig
-from lintel.detect import detect
-from lintel.detect_report import detect_document
-from lintel.discover import discover
+from lintel.engine.checks import RunResult, plan_check, run_check
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import detect
+from lintel.engine.detect_report import detect_document
+from lintel.engine.discover import discover
+from lintel.frontends.merge import merge_reports
+from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
+from lintel.frontends.report.read import read_report
 from lintel.languages import Project
 from lintel.languages.node_intent import prettier_targets
 from lintel.languages.python import typechecker
 from lintel.languages.python_intent import typecheckers_used
-from lintel.merge import merge_reports
-from lintel.report import RENDERERS, CheckReport, ProjectEntry
-from lintel.report.read import read_report
 
 
 def node(root: Path, scripts: dict[str, str] | None = None, **package: object) -> Project:

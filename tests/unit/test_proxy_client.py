@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.proxy.child_process import telling_line
-from lintel.proxy.client import ChildClient, ChildFailed, ChildSpec, ChildState
+from lintel.frontends.relay.client import ChildClient, ChildFailed, ChildSpec, ChildState
+from lintel.runtime.child_process import telling_line
 from lsprotocol import types
 
 # A stdlib-only LSP server. argv[1:] are behaviours: flood (2 MB on stderr before answering), helper (starts a

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel import positions
-from lintel.proxy import encoding
-from lintel.proxy.encoding import LineCache, Recoder
+from lintel.core import positions
+from lintel.frontends.relay import encoding
+from lintel.frontends.relay.encoding import LineCache, Recoder
 
 A = "file:///w/a.py"
 B = "file:///w/b.py"

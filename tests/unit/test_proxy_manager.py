@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lintel.positions import Unit
-from lintel.proxy.client import Answer, ChildFailed, ChildSpec, ChildState
-from lintel.proxy.manager import ChildKey, Manager, RestartPolicy
-from lintel.proxy.servers import Command
+from lintel.core.positions import Unit
+from lintel.engine.servers import Command
+from lintel.frontends.relay.client import Answer, ChildFailed, ChildSpec, ChildState
+from lintel.frontends.relay.manager import ChildKey, Manager, RestartPolicy
 from lsprotocol import types
 
 ROOT = Path("/work/project")

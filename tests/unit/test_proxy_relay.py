@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lintel.proxy.client import child_capabilities
-from lintel.pyglscompat import converter_of
-from lintel.server.navigation import RawJson
+from lintel.frontends.lsp.navigation import RawJson
+from lintel.frontends.lsp.pyglscompat import converter_of
+from lintel.frontends.relay.client import child_capabilities
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.protocol import LanguageServerProtocol, default_converter

@@ -7,11 +7,11 @@ import asyncio
 from typing import Any
 
 import pytest
-from lintel.positions import Unit
-from lintel.proxy.client import ChildFailed, ChildSpec, ChildState
-from lintel.proxy.encoding import LineCache
-from lintel.proxy.manager import Manager
-from lintel.proxy.router import MARKER, Router
+from lintel.core.positions import Unit
+from lintel.frontends.relay.client import ChildFailed, ChildSpec, ChildState
+from lintel.frontends.relay.encoding import LineCache
+from lintel.frontends.relay.manager import Manager
+from lintel.frontends.relay.router import MARKER, Router
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException

@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
+from lintel.engine.servers import resolve_command, server_root
 from lintel.languages import LANGUAGES
 from lintel.languages.go import GOPLS_VERSION
-from lintel.proxy.servers import resolve_command, server_root
 
 
 def touch(path: Path, text: str = "") -> Path:

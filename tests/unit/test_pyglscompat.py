@@ -1,4 +1,5 @@
-"""What lintel.pyglscompat assumes of pygls's internals, checked on a real LanguageServer: when an upgrade changes
+"""What lintel.frontends.lsp.pyglscompat assumes of pygls's internals, checked on a real LanguageServer: when an
+upgrade changes
 them, these fail (and the pin in pyproject.toml says which version they were checked on)."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 import attrs
 import pytest
-from lintel.pyglscompat import (
+from lintel.frontends.lsp.pyglscompat import (
     FINISHED_HANDLERS_FLOOR,
     PYGLS_CHECKED,
     FinishedHandlers,
@@ -48,7 +49,9 @@ class Wrapped:
 
 def test_the_installed_pygls_is_the_minor_the_internals_were_checked_on() -> None:
     installed = importlib.metadata.version("pygls").split(".")[:2]
-    assert installed == PYGLS_CHECKED.split(".")[:2], "recheck lintel.pyglscompat against this pygls, then re-pin"
+    assert installed == PYGLS_CHECKED.split(".")[:2], (
+        "recheck lintel.frontends.lsp.pyglscompat against this pygls, then re-pin"
+    )
 
 
 def test_a_hook_on_the_converter_applies_to_what_the_protocol_sends() -> None:

@@ -4,10 +4,10 @@ import json
 from pathlib import Path
 
 import pytest
-from lintel.checks import RunResult, compose_output
-from lintel.issues import make_issue
-from lintel.report import RENDERERS, CheckReport, ProjectEntry
-from lintel.report.text import SHORT_REASON_CHARS, short_reason
+from lintel.core.issues import make_issue
+from lintel.engine.checks import RunResult, compose_output
+from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
+from lintel.frontends.report.text import SHORT_REASON_CHARS, short_reason
 
 from tests.helpers import make_project
 

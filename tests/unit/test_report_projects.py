@@ -9,9 +9,9 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]  # no stubs in the dev dependencies
 import pytest
-from lintel.checks import RunResult, Status
-from lintel.issues import make_issue
-from lintel.report import RENDERERS, CheckReport, ProjectEntry
+from lintel.core.issues import make_issue
+from lintel.engine.checks import RunResult, Status
+from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
 
 from tests.helpers import make_project
 

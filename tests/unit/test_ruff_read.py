@@ -1,4 +1,5 @@
-"""lintel.workers.ruff_read: `ruff server` diagnostics (shaped as ruff 0.17.6 sends them) read back into the CLI's
+"""lintel.engine.workers.ruff_read: `ruff server` diagnostics (shaped as ruff 0.17.6 sends them) read back into the
+CLI's
 Issue, fixes and rule pages included; what the server could send wrong is no fix, never an exception. The equality
 with the real CLI on real files is tests/integration/test_worker_ruff.py's."""
 
@@ -8,8 +9,8 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lintel.fixes import Edit, Fix
-from lintel.workers.ruff_read import diagnostic_issue
+from lintel.core.fixes import Edit, Fix
+from lintel.engine.workers.ruff_read import diagnostic_issue
 
 FILE = "pkg/mod.py"
 LINE = '\t\treturn f"👋 {1}" if x else f"こんにちは"'

@@ -6,8 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lintel.discover import Discovery, discover
-from lintel.scope import ScopeError, changed_since, matching, parse_shard, shard
+from lintel.engine.discover import Discovery, discover
+from lintel.engine.scope import ScopeError, changed_since, matching, parse_shard, shard
 
 LANGS = ("go.mod", "package.json", "pyproject.toml", "Cargo.toml")
 

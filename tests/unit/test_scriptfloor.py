@@ -1,4 +1,4 @@
-"""lintel.scriptfloor on real script output (tests/captures/npm-script, from tests/workspaces/node-chained): a
+"""lintel.engine.scriptfloor on real script output (tests/captures/npm-script, from tests/workspaces/node-chained): a
 script that exits non-zero is never left without an error or a `not_checked`, and the step that failed is named.
 """
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lintel.detect import detect
-from lintel.issues import ParseContext
+from lintel.core.issues import ParseContext
+from lintel.engine.detect import detect
+from lintel.engine.scriptfloor import ScriptVerdict, failed_script
 from lintel.languages import Project, ToolSpec
-from lintel.parsers import get_parser
-from lintel.parsers.base import ToolOutput
-from lintel.scriptfloor import ScriptVerdict, failed_script
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import ToolOutput
 
 from tests.helpers import load_capture, tool_for
 

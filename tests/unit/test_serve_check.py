@@ -9,7 +9,7 @@ from pathlib import Path
 
 import lintel
 import pytest
-from lintel import cli
+from lintel.frontends import cli
 
 
 def test_prints_the_version_when_the_server_can_run(capsys: pytest.CaptureFixture[str]) -> None:
@@ -23,7 +23,7 @@ def test_names_what_is_missing_and_starts_nothing(tmp_path: Path) -> None:
     isolated.mkdir()
     (isolated / "lintel").symlink_to(Path(lintel.__file__).parent, target_is_directory=True)
     code = "import sys; sys.path[:] = [sys.argv[1]] + [p for p in sys.path if 'site-packages' not in p]; " + (
-        "from lintel.cli import main; sys.exit(main(['serve', '--check']))"
+        "from lintel.frontends.cli import main; sys.exit(main(['serve', '--check']))"
     )
     done = subprocess.run(
         [sys.executable, "-I", "-c", code, str(isolated)], capture_output=True, text=True, timeout=60, check=False

@@ -8,17 +8,17 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from lintel.proxy.manager import Manager
-from lintel.server import commands, lifecycle
-from lintel.server import session as session_module
-from lintel.server.advertised import DOCUMENT_REQUESTS, OPEN_DOCUMENTATION
-from lintel.server.app import LintelServer
-from lintel.server.commands import OFFERED, Commands
-from lintel.server.diagnostics import Diagnostics
-from lintel.server.documents import AheadListener
-from lintel.server.session import Folder, Session
-from lintel.server.shared import NOT_FORWARDED
-from lintel.server.wiring import create_server, wire
+from lintel.frontends.lsp import commands, lifecycle
+from lintel.frontends.lsp import session as session_module
+from lintel.frontends.lsp.advertised import DOCUMENT_REQUESTS, OPEN_DOCUMENTATION
+from lintel.frontends.lsp.app import LintelServer
+from lintel.frontends.lsp.commands import OFFERED, Commands
+from lintel.frontends.lsp.diagnostics import Diagnostics
+from lintel.frontends.lsp.documents import AheadListener
+from lintel.frontends.lsp.session import Folder, Session
+from lintel.frontends.lsp.shared import NOT_FORWARDED
+from lintel.frontends.lsp.wiring import create_server, wire
+from lintel.frontends.relay.manager import Manager
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 

@@ -15,14 +15,14 @@ from typing import Any
 
 import lintel
 import pytest
-from lintel import cli, headless
+from lintel.core.tomlread import parse_toml
+from lintel.frontends import cli, headless
+from lintel.frontends.lsp.advertised import Advertised, advertised
+from lintel.frontends.lsp.app import LintelServer
+from lintel.frontends.lsp.pyglscompat import capabilities_with
+from lintel.frontends.lsp.wiring import create_server
+from lintel.frontends.report import RENDERERS
 from lintel.languages import CHECKS
-from lintel.pyglscompat import capabilities_with
-from lintel.report import RENDERERS
-from lintel.server.advertised import Advertised, advertised
-from lintel.server.app import LintelServer
-from lintel.server.wiring import create_server
-from lintel.tomlread import parse_toml
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pytest_lsp import client_capabilities
@@ -33,28 +33,28 @@ REPO = Path(__file__).resolve().parents[2]
 # servers' client, the document features, the languages, the orphan watchdog (a process spawned beside lintel),
 # and importlib.metadata (~30 ms for a version string).
 HEAVY = (
-    "lintel.orphans",
+    "lintel.runtime.orphans",
     "pydantic",
-    "lintel.config",
-    "lintel.checks",
+    "lintel.engine.config",
+    "lintel.engine.checks",
     "lintel.languages",
-    "lintel.discover",
-    "lintel.report",
-    "lintel.headless",
-    "lintel.proxy.client",
-    "lintel.server.navigation",
-    "lintel.server.documents",
-    "lintel.server.commands",
+    "lintel.engine.discover",
+    "lintel.frontends.report",
+    "lintel.frontends.headless",
+    "lintel.frontends.relay.client",
+    "lintel.frontends.lsp.navigation",
+    "lintel.frontends.lsp.documents",
+    "lintel.frontends.lsp.commands",
     "importlib.metadata",
 )
 # Loaded after the answer: proof that the guard sees the imports at all.
 LOADED_AFTER = (
-    "lintel.orphans",
+    "lintel.runtime.orphans",
     "pydantic",
-    "lintel.config",
-    "lintel.checks",
-    "lintel.proxy.client",
-    "lintel.server.documents",
+    "lintel.engine.config",
+    "lintel.engine.checks",
+    "lintel.frontends.relay.client",
+    "lintel.frontends.lsp.documents",
 )
 
 _IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|(?P<indent>\s*)(?P<module>\S+)$")
@@ -115,7 +115,7 @@ def test_serve_answers_initialize_before_importing_the_engine(tmp_path: Path) ->
     assert marker is not None, "\n".join(stderr[-30:])
     before = {m.group("module") for line in stderr[:marker] if (m := _IMPORT_LINE.match(line))}
     after = {m.group("module") for line in stderr[marker:] if (m := _IMPORT_LINE.match(line))}
-    assert "lintel.server.app" in before
+    assert "lintel.frontends.lsp.app" in before
     assert not before & set(HEAVY), sorted(before & set(HEAVY))
     assert set(LOADED_AFTER) <= after
 

@@ -1,4 +1,5 @@
-"""lintel.suppress: each tool's suppression comment, where it goes, how it merges with one already there, line ends
+"""lintel.engine.suppress: each tool's suppression comment, where it goes, how it merges with one already there, line
+ends
 and columns kept (CRLF, tabs, emoji), and the cases that get no suppression. The real tools accepting these edits
 is tests/integration/test_suppress_tools.py."""
 
@@ -7,10 +8,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lintel.fixes import apply_edits
-from lintel.issues import Issue, make_issue
-from lintel.suppress import suppression
-from lintel.units import unit_for
+from lintel.core.fixes import apply_edits
+from lintel.core.issues import Issue, make_issue
+from lintel.core.units import unit_for
+from lintel.engine.suppress import suppression
 
 
 def _issue(source: str, file: str, line: int, rule: str | None, column: int = 1) -> Issue:

@@ -10,16 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from lintel import actions
-from lintel.actions import CommandArgs
-from lintel.checks import RunResult
-from lintel.config import LintelConfig
-from lintel.detect import detect
-from lintel.errors import BadArgument, NothingToRun, NotSupported
-from lintel.issues import TestFailure
+from lintel.core.errors import BadArgument, NothingToRun, NotSupported
+from lintel.core.issues import TestFailure
+from lintel.engine import actions
+from lintel.engine.actions import CommandArgs
+from lintel.engine.checks import RunResult
+from lintel.engine.config import LintelConfig
+from lintel.engine.detect import detect
+from lintel.engine.scripts import script_command
+from lintel.engine.testruns import failing_selection, merge, path_selection, select_tests
 from lintel.languages import LANGUAGES, Project, Registry
-from lintel.scripts import script_command
-from lintel.testruns import failing_selection, merge, path_selection, select_tests
 
 from tests.helpers import copy_workspace, make_project
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lintel import positions
-from lintel.positions import lf_position, lines_of, split_lines, text_edit
+from lintel.core import positions
+from lintel.core.positions import lf_position, lines_of, split_lines, text_edit
 
 # Astral characters and combining marks (one code point each for UTF-32 positions, two UTF-16 units for 😀).
 pieces = st.text(alphabet=st.sampled_from(["a", "b", "\n", " ", "é", "😀", "\u0301", "\t", '"', "\\"]), max_size=40)

@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
-from lintel.detect import detect
+from lintel.engine.detect import detect
 from lintel.languages import CHECKS
 from lintel.languages import go as go_toolchain
 from lintel.languages.binaries import not_found_message
-from lintel.parsers import is_known_parser
+from lintel.languages.parsers import is_known_parser
 
 from tests.helpers import REPO, WORKSPACES, make_project, tool_for
 

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from lintel.detect import detect
+from lintel.engine.detect import detect
 from lintel.languages import CHECKS, Project
 from lintel.languages import node as node_toolchain
 from lintel.languages.binaries import not_found_message
-from lintel.parsers import is_known_parser
+from lintel.languages.parsers import is_known_parser
 
 from tests.helpers import WORKSPACES, tool_for
 
@@ -262,7 +262,7 @@ def test_unknown_check_is_refused(tmp_path: Path) -> None:
         node_toolchain.tool_for(make_project(tmp_path, "npm"), "deploy")  # type: ignore[arg-type]
 
 
-# -- a script's steps (lintel.scriptfloor tells which one failed) -----------------------------------------------
+# -- a script's steps (lintel.engine.scriptfloor tells which one failed) -----------------------------------------------
 
 
 def _steps(project: Project, check: str = "lint") -> list[tuple[str, str | None, str | None]]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from lintel.languages import CHECKS, REPORT_PLACEHOLDER, Project
+from lintel.languages.parsers import is_known_parser
 from lintel.languages.python import MYPY_OUTPUT_FLAGS, typechecker
-from lintel.parsers import is_known_parser
 
 from tests.helpers import make_project, tool_for
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lintel.detect import detect
+from lintel.engine.detect import detect
 from lintel.languages import CHECKS, Project
 from lintel.languages import rust as rust_toolchain
 from lintel.languages.binaries import not_found_message
-from lintel.parsers import is_known_parser
+from lintel.languages.parsers import is_known_parser
 
 from tests.helpers import WORKSPACES, make_project, tool_for
 

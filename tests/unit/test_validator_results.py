@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lintel.issues import make_issue
-from lintel.validators import ValidateResult
+from lintel.core.issues import make_issue
+from lintel.engine.validators import ValidateResult
 
 
 def test_a_clean_run_is_clean_and_says_what_ran(tmp_path: Path) -> None:

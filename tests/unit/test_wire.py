@@ -10,7 +10,7 @@ import logging
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lintel.wire import BatchWriter, MessageReader, encode
+from lintel.runtime.wire import BatchWriter, MessageReader, encode
 
 
 def read_all(*chunks: bytes, eof: bool = True) -> tuple[list[bytes], MessageReader]:
@@ -78,7 +78,7 @@ async def test_other_headers_are_skipped_and_the_name_is_case_insensitive() -> N
 async def test_a_header_block_without_a_valid_length_is_skipped_and_logged(
     bad_headers: bytes, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.ERROR, logger="lintel.wire"):
+    with caplog.at_level(logging.ERROR, logger="lintel.runtime.wire"):
         bodies, _ = read_all(bad_headers, frame(b'{"id":"good"}'))
     assert bodies == [b'{"id":"good"}']
     assert any("Content-Length" in r.getMessage() for r in caplog.records), caplog.text
@@ -109,7 +109,7 @@ async def test_a_failing_handler_is_logged_and_the_next_message_still_read(caplo
             raise ValueError("boom")
 
     reader = MessageReader(handle, "test")
-    with caplog.at_level(logging.ERROR, logger="lintel.wire"):
+    with caplog.at_level(logging.ERROR, logger="lintel.runtime.wire"):
         reader.data_received(frame(b'{"id":1}') + frame(b'{"id":2}'))
     assert seen == [b'{"id":1}', b'{"id":2}']
     assert "boom" in caplog.text
@@ -169,7 +169,7 @@ async def test_a_lost_connection_closes_the_writer_and_later_writes_are_dropped(
     sink = Sink(fail_with=lost)
     writer = BatchWriter(sink, "the editor")
     writer.write(b"x")
-    with caplog.at_level(logging.ERROR, logger="lintel.wire"):
+    with caplog.at_level(logging.ERROR, logger="lintel.runtime.wire"):
         await next_turn()  # the flush meets the broken pipe: logged, not raised
     assert writer.closed
     assert "the editor" in caplog.text

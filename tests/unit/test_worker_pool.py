@@ -10,9 +10,9 @@ from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
-from lintel.issues import Issue, make_issue
-from lintel.workers.base import LintWorker, WorkerError, WorkerKey, WorkerUnsupported
-from lintel.workers.pool import MAX_FAILURES, WorkerKind, WorkerPool
+from lintel.core.issues import Issue, make_issue
+from lintel.engine.workers.base import LintWorker, WorkerError, WorkerKey, WorkerUnsupported
+from lintel.engine.workers.pool import MAX_FAILURES, WorkerKind, WorkerPool
 
 FINDING = make_issue(kind="lint", message="m", source="fake", severity="error", file="a.js", line=1, column=1)
 

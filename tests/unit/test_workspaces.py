@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from lintel.detect import detect, nearest_project
+from lintel.engine.detect import detect, nearest_project
 from lintel.languages import CHECKS, Project, Workspace, pnpmyaml
 from lintel.languages import go as go_language
 from lintel.languages import node as node_language

@@ -307,8 +307,8 @@ def test_restricted_mode_starts_no_process_until_trust_is_granted(
     )
     window.screenshot("restricted")
     [lintel] = server.lintel_servers()
-    # lintel's own orphan watchdog (lintel/orphans.py, started with every server) is not a tool.
-    started = [p for p in descendants(lintel.pid) if not any(a.endswith("lintel/orphans.py") for a in p.argv)]
+    # lintel's own orphan watchdog (lintel/runtime/orphans.py, started with every server) is not a tool.
+    started = [p for p in descendants(lintel.pid) if not any(a.endswith("lintel/runtime/orphans.py") for a in p.argv)]
     assert started == [], "the untrusted server started processes"
     assert not tool_starts.exists(), tool_starts.read_text()
     assert rows_of(window, PRICING) == []

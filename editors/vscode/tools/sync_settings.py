@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from lintel.config import LintelConfig
+from lintel.engine.config import LintelConfig
 from lintel.languages import LANGUAGES
 
 PACKAGE_JSON = Path(__file__).resolve().parent.parent / "package.json"

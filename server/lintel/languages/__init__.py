@@ -1,7 +1,7 @@
 """The languages lintel knows: one module per built-in language declares it whole (markers, files, checks,
-language server), and `LANGUAGES` lists them. Users add more in lintel.toml (`lintel.registry`).
+language server), and `LANGUAGES` lists them. Users add more in lintel.toml (`lintel.engine.registry`).
 
-A new built-in language is its module here, one line below, its parsers (`lintel.parsers`) and its tests.
+A new built-in language is its module here, one line below, its parsers (`lintel.languages.parsers`) and its tests.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from lintel.fsstat import is_file
+from lintel.core.fsstat import is_file
 
 CheckName = Literal["lint", "typecheck", "test", "format"]
 CHECKS: tuple[CheckName, ...] = get_args(CheckName)
@@ -85,7 +85,7 @@ class FixMode:
     argv: tuple[str, ...]  # the fix run in place of ToolSpec.argv: same cwd, same targets; it writes the files
     unsafe_args: tuple[str, ...] = ()  # added to argv for unsafe fixes too; empty: the tool's fix mode has none
     # One file's fixed text from its current text on stdin, writing nothing ({file}: the file's path); empty when
-    # the tool has no such mode (the fixes of its findings are applied by lintel.fixes instead). How its stdout
+    # the tool has no such mode (the fixes of its findings are applied by lintel.core.fixes instead). How its stdout
     # reads: "text", the fixed text itself (ruff), or "eslint-json", the `output` of eslint's JSON report.
     stdin_argv: tuple[str, ...] = ()
     stdin_unsafe_args: tuple[str, ...] = ()
@@ -97,7 +97,7 @@ class ToolSpec:
     check: CheckName
     tool: str  # shown to users, and the Issue/Diagnostic source
     argv: tuple[str, ...]  # argv[0] is resolved through resolve_binary
-    parser: str  # a name from lintel.parsers
+    parser: str  # a name from lintel.languages.parsers
     ok_codes: frozenset[int] = frozenset({0})
     finding_codes: frozenset[int] = frozenset({1})
     install_hint: str = ""
@@ -109,7 +109,7 @@ class ToolSpec:
     # test panics name files from the workspace root, where cargo runs rustc).
     paths_from: Path | None = None
     # A package.json script: its text and, when lintel can split it, its steps. Its exit code is the floor of
-    # the verdict (lintel.scriptfloor).
+    # the verdict (lintel.engine.scriptfloor).
     script: str | None = None
     steps: tuple[ScriptStep, ...] = ()
     # The tool compiles the project before it checks it (clippy, golangci-lint): a first run on a new machine takes
@@ -159,7 +159,7 @@ class ServerSpec:
     load_signal: LoadSignal | None = None
     root_rule: RootRule | None = None
     # What the server shows (window/showMessage) that is for its own developers, not the user (regular
-    # expressions, searched): logged, never a pop-up (lintel.proxy.messages).
+    # expressions, searched): logged, never a pop-up (lintel.frontends.relay.messages).
     chatter: tuple[str, ...] = ()
 
     @property
@@ -227,7 +227,7 @@ def _always_configured(project: Project, check: CheckName) -> str | None:
 @dataclass(frozen=True)
 class LanguageSpec:
     """Everything lintel knows about a language. Built-in ones are declared in `lintel.languages.<name>`;
-    users declare more in `[languages.<name>]` of lintel.toml (`lintel.registry`)."""
+    users declare more in `[languages.<name>]` of lintel.toml (`lintel.engine.registry`)."""
 
     name: str
     # Files whose presence in a folder makes it a project root of this language (shell-style patterns allowed).

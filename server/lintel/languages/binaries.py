@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from lintel.fsstat import is_file
+from lintel.core.fsstat import is_file
 from lintel.languages.base import ToolSpec
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lintel.gitignore import is_ignored
+from lintel.core.gitignore import is_ignored
+from lintel.core.runenv import defaults_for
 from lintel.languages.base import (
     NPX_NO_INSTALL,
     CheckName,
@@ -39,7 +40,6 @@ from lintel.languages.node_fix import ESLINT_FORMAT, eslint_fix_mode, script_fix
 from lintel.languages.node_intent import not_configured, prettier_targets, tsc_project
 from lintel.languages.nodesteps import chain_steps
 from lintel.languages.pnpmyaml import pnpm_workspace_packages
-from lintel.runenv import defaults_for
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ LOCK_FILES: tuple[tuple[str, str], ...] = (
     ("package-lock.json", "npm"),
 )
 
-# CI=true unless the user's environment says otherwise (lintel.runenv says why); nothing else is added.
+# CI=true unless the user's environment says otherwise (lintel.core.runenv says why); nothing else is added.
 _TEST_DEFAULTS = defaults_for("node", "test")
 
 # Measured exit codes (eslint 9.39, tsc 5.9, prettier 3.10, node 20 --test, jest 30, vitest 3.2):

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeGuard
 
+from lintel.core.tomlread import read_toml
 from lintel.languages.base import (
     FILE_PLACEHOLDER,
     REPORT_PLACEHOLDER,
@@ -32,7 +33,6 @@ from lintel.languages.base import (
 from lintel.languages.binaries import resolve_binary
 from lintel.languages.members import expand_members
 from lintel.languages.python_intent import not_configured, typecheckers_used
-from lintel.tomlread import read_toml
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from lintel.core.tomlread import read_toml
 from lintel.languages.base import CheckName, Project
 from lintel.languages.evidence import folders_up, lines_of
-from lintel.tomlread import read_toml
 
 TYPE_CHECKERS = ("mypy", "basedpyright", "pyright")
 # `ruff format` is what lintel checks formatting with; black's style is the one it implements, so a black project's

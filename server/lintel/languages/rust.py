@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from lintel.core.tomlread import read_toml
 from lintel.languages.base import (
     CHECKS,
     CheckName,
@@ -30,7 +31,6 @@ from lintel.languages.base import (
     project_relpath,
 )
 from lintel.languages.members import expand_members
-from lintel.tomlread import read_toml
 
 log = logging.getLogger(__name__)
 

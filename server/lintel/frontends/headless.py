@@ -1,0 +1,466 @@
+"""`lintel check` and `lintel detect`: the engine run headless, for CI, agents and people (docs/design.md).
+
+Loaded by the command line only for these commands: `lintel serve` never imports it (cli.py)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from lintel.core.fsnames import json_text
+from lintel.core.issues import Severity
+from lintel.engine.baseline import Baseline, BaselineError, load_baseline
+from lintel.engine.checks import RunResult, dedupe_issues, run_pairs, sort_issues
+from lintel.engine.config import LintelConfig, ValidatorConfig, load_config
+from lintel.engine.coverage import CoverageStore, CoverageUnsupported, Request, coverage
+from lintel.engine.coverage.base import COVERAGE_CHECK, blank_result
+from lintel.engine.detect import normalize_language
+from lintel.engine.detect_report import detect_document
+from lintel.engine.discover import Discovery, Found, describe, discover, nearest_above, repository_root
+from lintel.engine.fixrun import FixOutcome, FixScope, apply_fixes
+from lintel.engine.registry import registry_for
+from lintel.engine.scope import ScopeError, changed_since, matching, parse_shard, shard
+from lintel.engine.validators import ValidateResult, run_validators
+from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
+from lintel.frontends.report.files import OutputError, writable, write
+from lintel.frontends.report.text import short_reason
+from lintel.languages import CHECKS, CheckName, Project
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+# `coverage` runs the tests with coverage (lintel.coverage): totals in text, per file in json and sarif.
+ONLY_CHOICES = (*CHECKS, "validators", COVERAGE_CHECK)
+DEFAULT_ONLY = "lint,typecheck"
+
+
+class UsageError(Exception):
+    """Bad arguments or configuration: exit code 2."""
+
+
+def run(args: argparse.Namespace) -> int:
+    """`check` or `detect`; a usage error is one line on stderr and exit code 2."""
+    # A file name that is not UTF-8 is printed as its bytes (lintel.core.fsnames), as ls or grep print it to a pipe.
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="surrogateescape")
+    try:
+        if getattr(args, "language", None) is not None:
+            args.language = normalize_language(args.language)
+        return cmd_check(args) if args.command == "check" else cmd_detect(args)
+    except (UsageError, ScopeError) as exc:
+        print(f"lintel: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def parse_only(value: str) -> list[str]:
+    items = [part.strip().lower() for part in value.split(",") if part.strip()]
+    unknown = [item for item in items if item not in ONLY_CHOICES]
+    if unknown or not items:
+        raise UsageError(
+            f"--only: unknown check {', '.join(unknown) or '(none given)'}; choose from {', '.join(ONLY_CHOICES)}"
+        )
+    return list(dict.fromkeys(items))
+
+
+def _workspace(path: str) -> Path:
+    root = Path(path).expanduser()
+    if not root.exists():
+        raise UsageError(f"path not found: {path}")
+    if not root.is_dir():
+        raise UsageError(f"not a directory: {path} (lintel detect looks in a folder)")
+    return root.resolve()
+
+
+@dataclass
+class _Scope:
+    """What one `lintel check PATH` covers: the projects, and the root the report is relative to."""
+
+    root: Path
+    config: LintelConfig
+    discovery: Discovery
+    whole: bool  # PATH is the report root: the workspace's own validators run too
+
+
+def _scope(path: str) -> _Scope:
+    """A folder holding projects: all of them, reported relative to it. A file, or a folder inside a project:
+    the nearest project above it, reported relative to its repository (the enclosing git work tree), so the paths
+    are the ones a check of the whole repository prints. A PATH lintel may not read is a usage error (a folder
+    below it that cannot be read is reported as not checked, see _unread)."""
+    try:
+        return _find_scope(path)
+    except PermissionError as exc:
+        raise UsageError(f"cannot read {exc.filename or path}: {exc.strerror}") from exc
+
+
+def _find_scope(path: str) -> _Scope:
+    given = Path(path).expanduser()
+    if not given.exists():
+        raise UsageError(f"path not found: {path}")
+    given = given.resolve()
+    folder = given if given.is_dir() else given.parent
+    config = _config(folder)
+    if given.is_dir():
+        discovery = discover(
+            folder, registry_for(config), exclude=config.projects.exclude, examples=config.projects.examples
+        )
+        if discovery.found:
+            return _Scope(folder, config, discovery, whole=True)
+    repository = repository_root(folder)
+    stop = repository if repository is not None else _below_home(folder)
+    near = nearest_above(given, registry_for(config), stop=stop)
+    if not near:
+        return _Scope(folder, config, Discovery(folder), whole=True)
+    root = repository if repository is not None else near[0].root
+    if root != folder:
+        config = _config(root)
+        near = nearest_above(given, registry_for(config), stop=stop) or near
+    return _Scope(root, config, Discovery(root, [Found(p) for p in near]), whole=False)
+
+
+def _below_home(folder: Path) -> Path | None:
+    """Without a repository, the search upwards stops below the home folder (a stray ~/package.json must not
+    make every folder a node project)."""
+    home = Path.home().resolve()
+    if folder == home or not folder.is_relative_to(home):
+        return None if folder != home else folder
+    return home / folder.relative_to(home).parts[0]
+
+
+def _config(root: Path) -> LintelConfig:
+    loaded = load_config(root)
+    if loaded.problems:
+        raise UsageError("invalid configuration:\n" + "\n".join(f"  {problem}" for problem in loaded.problems))
+    return loaded.config
+
+
+def shows_progress(args: argparse.Namespace) -> bool:
+    """Progress lines on stderr on a terminal, or when asked (`--progress`, `-v`); never with `--quiet`. A CI log
+    or an agent reading the output gets the report alone."""
+    if args.quiet:
+        return False
+    return bool(getattr(args, "progress", False) or getattr(args, "verbose", False) or sys.stderr.isatty())
+
+
+def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
+    """Progress lines on stderr; with several projects (`root` given) each line names the project."""
+
+    def where(path: Path) -> str:
+        if root is None:
+            return ""
+        rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+        return f"{rel or '.'} "
+
+    def begin(project: Project, check: CheckName) -> None:
+        if not quiet:
+            print(f"lintel: running {where(project.root)}{project.language} {check}…", file=sys.stderr, flush=True)
+
+    def done(result: Any) -> None:
+        if quiet:
+            return
+        what = {
+            "not_checked": f"not checked: {short_reason(result.reason)}",
+            "not_configured": f"not configured: {short_reason(result.reason)}",
+            "passed": "passed (output not parsed)",
+        }.get(result.status, result.status)
+        # A validator belongs to no language: it is named by its id.
+        name = f"{result.language} {result.check} ({result.tool})" if result.language else f"validator {result.tool}"
+        print(
+            f"lintel: {where(result.cwd)}{name} {what} in {result.duration_ms / 1000:.1f}s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return begin, done
+
+
+async def _run_everything(
+    pairs: list[tuple[Project, CheckName]],
+    validators: list[ValidatorConfig],
+    root: Path,
+    config: LintelConfig,
+    args: argparse.Namespace,
+    covered: Sequence[Project] = (),
+) -> list[RunResult]:
+    several = len({p.root for p, _ in pairs} | {p.root for p in covered}) > 1
+    begin, done = _progress(not shows_progress(args), root if several else None)
+    check_runs = run_pairs(pairs, workspace=root, config=config, timeout=args.timeout, on_begin=begin, on_done=done)
+
+    def validator_done(result: ValidateResult) -> None:
+        done(result.as_run_result(root))
+
+    validator_runs = run_validators(validators, root, concurrency=config.validator_concurrency, on_done=validator_done)
+    ran, validated = await asyncio.gather(check_runs, validator_runs)
+    measured = [await _coverage(p, root, config, args, done) for p in covered]
+    return [*ran, *(v.as_run_result(root) for v in validated), *measured]
+
+
+async def _coverage(
+    project: Project, root: Path, config: LintelConfig, args: argparse.Namespace, done: Any
+) -> RunResult:
+    """One project's tests with coverage, one project at a time (a test suite already uses the cores); the index
+    is kept where lintel.testsCovering finds it (lintel.engine.coverage.store)."""
+    if shows_progress(args):
+        print(f"lintel: running {project.language} coverage…", file=sys.stderr, flush=True)
+    try:
+        measurement = await coverage(Request(project, root, config, args.timeout), CoverageStore())
+    except CoverageUnsupported as exc:
+        result = blank_result(project, COVERAGE_CHECK, [], exc.message(COVERAGE_CHECK))
+    else:
+        result = measurement.result
+    done(result)
+    return result
+
+
+def _baseline(path: str | None) -> Baseline | None:
+    if not path:
+        return None
+    try:
+        return load_baseline(Path(path))
+    except BaselineError as exc:
+        raise UsageError(f"--baseline {exc}") from exc
+
+
+def _narrow(scope: _Scope, args: argparse.Namespace) -> Discovery:
+    """The projects this run checks: --language, --project, --changed-since, then --shard."""
+    discovery = scope.discovery
+    languages = registry_for(scope.config)
+    if not discovery.found:
+        raise UsageError(
+            "no supported project detected in workspace root (found markers: none) "
+            f"— lintel supports {', '.join(languages.names)}"
+        )
+    if args.language is not None:
+        detected = ", ".join(dict.fromkeys(f.language for f in discovery.found))
+        discovery = discovery.narrowed(lambda f: f.language == args.language)
+        if not discovery.found:
+            raise UsageError(f'language "{args.language}" not detected in workspace; detected: {detected}')
+    if args.project:
+        everything = discovery
+        discovery = matching(discovery, args.project)
+        if not discovery.found:
+            raise UsageError(
+                f"--project {' '.join(args.project)} matches no project; projects: "
+                + describe(everything.found, everything, limit=20)
+            )
+    try:
+        if args.changed_since:
+            discovery, paths = changed_since(discovery, args.changed_since)
+            _note(args, f"{len(paths)} files changed since {args.changed_since}: {len(discovery.found)} projects")
+        if args.shard:
+            k, n = parse_shard(args.shard)
+            discovery = shard(discovery, k, n)
+            _note(args, f"shard {k}/{n}: {len(discovery.found)} projects")
+    except ScopeError as exc:
+        raise UsageError(str(exc)) from exc
+    return discovery
+
+
+def _note(args: argparse.Namespace, message: str) -> None:
+    if not args.quiet:
+        print(f"lintel: {message}", file=sys.stderr, flush=True)
+
+
+def _list_projects(scope: _Scope, discovery: Discovery, fmt: str) -> int:
+    entries = [
+        {
+            "root": discovery.relative(f.root),
+            "language": f.language,
+            "markers": list(f.project.markers),
+            "workspace": discovery.relative(f.member_of) if f.member_of is not None else None,
+            "files": f.files,
+        }
+        for f in discovery.found
+    ]
+    if fmt == "json":
+        document = {"version": 1, "root": str(scope.root), "projects": entries}
+        print(json_text(json.dumps(document, indent=2, ensure_ascii=False)))
+    else:
+        for entry in entries:
+            print(f"{entry['root']}\t{entry['language']}\t{entry['files']} files")
+    return EXIT_OK
+
+
+def _checks_and_validators(args: argparse.Namespace, config: LintelConfig) -> tuple[list[CheckName], list[Any]]:
+    only = parse_only(args.only if args.only is not None else DEFAULT_ONLY)
+    if args.only is None and config.validators:
+        only.append("validators")  # configured validators are part of the default set
+    validators = list(config.validators) if "validators" in only else []
+    if "validators" in only and not validators:
+        print("lintel: --only validators: no validators configured", file=sys.stderr)
+    return [c for c in CHECKS if c in only], validators
+
+
+def _covered_projects(discovery: Discovery, args: argparse.Namespace) -> list[Project]:
+    """The projects `--only coverage` measures: those whose tests a `test` check would run."""
+    if args.only is None or COVERAGE_CHECK not in parse_only(args.only):
+        return []
+    unique = {(project.root, project.language): project for project, _ in discovery.plan(["test"])}
+    return list(unique.values())
+
+
+def _write(path: Path, text: str, flag: str) -> None:
+    try:
+        write(path, text, flag)
+    except OutputError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _runs_validators(scope: _Scope, args: argparse.Namespace) -> bool:
+    return scope.whole and not args.project and (not args.shard or parse_shard(args.shard)[0] == 1)
+
+
+def _unread(scope: _Scope, discovery: Discovery) -> list[RunResult]:
+    """A folder discovery could not read as a check that did not run (CONTRACT: a check that did not run is
+    never reported as clean): the projects in it, or a checked project's files in it, are unknown. Those in the
+    projects this run checks, and, when it checks the whole folder, those outside every project."""
+    whole = len(discovery.found) == len(scope.discovery.found)
+    runs: list[RunResult] = []
+    for folder, why in discovery.unreadable:
+        if not (whole or any(folder.is_relative_to(f.root) for f in discovery.found)):
+            continue
+        where = discovery.relative(folder)
+        runs.append(
+            RunResult(
+                language=None,
+                check="discover",
+                tool="lintel",
+                argv=[],
+                cwd=folder,
+                status="not_checked",
+                reason=f"cannot read {where}/: {why}; the projects and files in it were not checked",
+            )
+        )
+    return runs
+
+
+def _fix(scope: _Scope, discovery: Discovery, args: argparse.Namespace) -> FixOutcome:
+    """`--fix` (or `--diff`: dry_run) over the lint runs the check would make; a PATH inside a project narrows it
+    to that file or folder."""
+    projects = list({(p.root, p.language): p for p, _ in discovery.plan(["lint"])}.values())
+    paths = () if scope.whole else (Path(args.path).expanduser().resolve(),)
+    begin, done = _progress(not shows_progress(args), scope.root if len(projects) > 1 else None)
+    fix_scope = FixScope(projects, paths, unsafe=args.unsafe_fixes, dry_run=args.diff)
+    fixing = apply_fixes(
+        fix_scope, workspace=scope.root, config=scope.config, timeout=args.timeout, on_begin=begin, on_done=done
+    )
+    outcome = asyncio.run(fixing)
+    for problem in outcome.problems:
+        print(f"lintel: {problem}", file=sys.stderr)
+    return outcome
+
+
+def _print_diff(outcome: FixOutcome) -> int:
+    """`--diff`: the changes alone on stdout (for `git apply` or `patch -p1`); exit 1 when there is one, 3 when
+    there is none but a linter could not run."""
+    for fixed in outcome.files:
+        sys.stdout.write(fixed.diff)
+    count, files = _plural(outcome.applied, "finding"), _plural(len(outcome.files), "file")
+    print(f"lintel: would fix {count} in {files}", file=sys.stderr)
+    if outcome.files:
+        return 1
+    return 3 if outcome.problems else EXIT_OK
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        raise UsageError("--unsafe-fixes goes with --fix or --diff")
+    scope = _scope(args.path)
+    root, config = scope.root, scope.config
+    checks, validators = _checks_and_validators(args, config)
+    if validators and not _runs_validators(scope, args):
+        # The workspace's validators run once: in a check of the whole workspace (its first shard).
+        _note(args, "validators skipped: they run in a check of the whole workspace (its first shard)")
+        validators = []
+    if not scope.discovery.found and validators and args.language is None:
+        discovery = scope.discovery  # a workspace without markers can still run its validators
+    else:
+        discovery = _narrow(scope, args)
+    if args.list_projects:
+        return _list_projects(scope, discovery, args.fmt)
+    baseline = _baseline(args.baseline)
+    try:
+        output = writable(args.output, "--output") if args.output else None
+        record = writable(args.write_baseline, "--write-baseline") if args.write_baseline else None
+    except OutputError as exc:
+        raise UsageError(str(exc)) from exc
+
+    fixed = _fix(scope, discovery, args) if args.fix or args.diff else None
+    if args.diff and fixed is not None:
+        return _print_diff(fixed)
+
+    pairs = discovery.plan(checks)
+    runs = asyncio.run(_run_everything(pairs, validators, root, config, args, _covered_projects(discovery, args)))
+    runs += _unread(scope, discovery)
+    issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
+    projects = [ProjectEntry.of(f.project, root, f.member_of) for f in discovery.found]
+    if record is not None:
+        everything = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
+        _write(record, RENDERERS["json"](everything), "--write-baseline")
+        print(f"lintel: wrote a baseline of {len(issues)} issues to {args.write_baseline}", file=sys.stderr)
+    if baseline is not None:
+        known = len(issues)
+        issues = baseline.new_issues(issues)
+        print(f"lintel: {known - len(issues)} issues are in the baseline, {len(issues)} are new", file=sys.stderr)
+    report = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
+    if fixed is not None:
+        count, files = _plural(fixed.applied, "finding"), _plural(len(fixed.files), "file")
+        print(f"lintel: fixed {count} in {files}", file=sys.stderr)
+    rendered = RENDERERS[args.fmt](report)
+    if output is not None:
+        # One run, two audiences: the chosen format to the file, readable text on stdout.
+        _write(output, rendered, "--output")
+        sys.stdout.write(RENDERERS["text"](report))
+    else:
+        sys.stdout.write(rendered)
+    return report.exit_code(cast(Severity, args.fail_level))
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    root = _workspace(args.path)
+    config = _config(root)
+    document = detect_document(root, config)
+    if args.json:
+        print(json_text(json.dumps(document, indent=2, ensure_ascii=False)))
+        return EXIT_OK
+    if not document["projects"]:
+        print(
+            "no supported project detected in workspace root (found markers: none) "
+            f"— lintel supports {', '.join(registry_for(config).names)}"
+        )
+        return EXIT_OK
+    roots = [p["root"] for p in document["projects"]]
+    for project in document["projects"]:
+        # Indented under the projects it sits in: the tree of the repository.
+        depth = sum(1 for r in dict.fromkeys(roots) if r != project["root"] and _inside(project["root"], r))
+        pad = "  " * depth
+        extra = f", package manager {project['packageManager']}" if "packageManager" in project else ""
+        print(f"{pad}{project['language']} (root {project['root']}, markers {', '.join(project['markers'])}{extra})")
+        if "problem" in project:
+            print(f"{pad}  NOT CHECKED: {project['problem']}")
+        if "members" in project:
+            covered = f"; checks {', '.join(project['covers'])} for all of them" if project["covers"] else ""
+            print(f"{pad}  workspace of {', '.join(project['members']) or 'no members'}{covered}")
+        for check, info in project["checks"].items():
+            print(f"{pad}  {check:<9} {' '.join(info['argv'])}")
+            for binary in info["binaries"]:
+                where = f"{binary['path']} ({binary['via']})" if binary["found"] else "NOT FOUND"
+                print(f"{pad}  {'':<9}   {binary['name']}: {where}")
+        server = project["navigation"]
+        found = " ".join(server["argv"]) if server["found"] else "NOT FOUND: " + server["reason"].split(": ", 1)[1]
+        print(f"{pad}  navigation {found}")
+    return EXIT_OK
+
+
+def _inside(root: str, outer: str) -> bool:
+    return outer == "." or root.startswith(f"{outer}/")

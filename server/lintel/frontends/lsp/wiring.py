@@ -1,0 +1,72 @@
+"""The one place the server is put together: each feature is built here with what it needs and registers its
+handlers on the server, which knows none of them (esbonio's setup.py shape).
+
+In two steps (docs/design.md, A fast start): `create_server` makes the server and answers `initialize` with the
+capabilities the features will have (advertised.py); `wire` loads the features, and the engine under them,
+right after that answer, before the server handles any later message (app.py)."""
+
+from __future__ import annotations
+
+import atexit
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from lintel.frontends.lsp.advertised import COMMANDS, Advertised, advertised
+from lintel.frontends.lsp.app import LintelServer
+from lintel.frontends.lsp.pyglscompat import quiet_expected_errors
+
+if TYPE_CHECKING:
+    from lintel.frontends.lsp.lifecycle import Lifecycle
+
+
+def create_server(before_features: Callable[[], None] | None = None) -> LintelServer:
+    """The server, answering `initialize`; `before_features` runs when the features load, before them."""
+    quiet_expected_errors()  # a refused command is one INFO line in the log, not an ERROR traceback
+    server = LintelServer()
+    features = DeferredFeatures(server, before_features)
+    server.features = features
+
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        features.params = params  # acted on once the features are loaded (Lifecycle.initialize)
+
+    return server
+
+
+class DeferredFeatures:
+    """lintel's features, loaded after the `initialize` answer (app.Features)."""
+
+    def __init__(self, server: LintelServer, before: Callable[[], None] | None) -> None:
+        self.server = server
+        self.before = before
+        self.params: types.InitializeParams | None = None
+
+    def advertised(self, capabilities: types.ClientCapabilities) -> Advertised:
+        return advertised(capabilities)
+
+    def load(self) -> None:
+        if self.before is not None:
+            self.before()
+        life = wire(self.server)
+        if self.params is not None:
+            life.initialize(self.params)
+
+
+def wire(server: LintelServer) -> Lifecycle:
+    """Build every feature and register its handlers; the modules are imported here, after the answer."""
+    from lintel.engine.workers.kinds import WORKERS
+    from lintel.engine.workers.pool import WorkerPool
+    from lintel.frontends.lsp import codeactions, commands, documents, lifecycle, navigation
+    from lintel.frontends.lsp.diagnostics import Diagnostics
+
+    diagnostics = Diagnostics(server)
+    children = navigation.setup(server, diagnostics, own_commands=COMMANDS)
+    workers = WorkerPool(WORKERS, report=server.notifier.once)
+    atexit.register(workers.kill_all)  # an editor that exits without shutdown leaves no worker behind
+    life = lifecycle.setup(server, diagnostics, children, workers)
+    docs = documents.setup(server, diagnostics, reload=life.reload, workers=workers)
+    handlers = commands.setup(server, diagnostics, forward=children.forward_command, restart=children.restart_servers)
+    codeactions.setup(server, diagnostics, docs, handlers)
+    return life

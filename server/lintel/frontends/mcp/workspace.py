@@ -1,0 +1,71 @@
+"""The one workspace `lintel mcp` serves (its `--root`), with its configuration kept current and the last test
+run of each project, and whether it is trusted."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lintel.engine.checks import RunResult
+from lintel.engine.config import LintelConfig, load_config
+from lintel.engine.coverage import CoverageStore
+from lintel.engine.registry import registry_for
+from lintel.languages import Registry
+
+log = logging.getLogger(__name__)
+
+# The files config.read_file_config reads at a root.
+CONFIG_FILES = ("pyproject.toml", "lintel.toml")
+
+Stamp = tuple[tuple[int, int] | None, ...]
+
+
+@dataclass
+class Workspace:
+    """lintel.engine.actions.Folder for MCP: the root, its configuration (re-read when a configuration file changes:
+    an agent edits lintel.toml between calls) and the projects' last test runs."""
+
+    root: Path
+    config: LintelConfig = field(default_factory=LintelConfig)
+    languages: Registry = field(default_factory=lambda: registry_for(LintelConfig()))
+    last_tests: dict[tuple[Path, str], RunResult] = field(default_factory=dict)
+    _stamp: Stamp | None = None
+
+    def refresh(self) -> None:
+        """Re-read the configuration if a configuration file appeared, changed or went since the last read;
+        a bad value is logged (stderr) and its default used, as `lintel check` does."""
+        stamp = self._config_stamp()
+        if stamp == self._stamp:
+            return
+        self._stamp = stamp
+        loaded = load_config(self.root)
+        for problem in loaded.problems:
+            log.warning("configuration: %s", problem)
+        self.config = loaded.config
+        self.languages = registry_for(self.config)
+
+    def _config_stamp(self) -> Stamp:
+        stamps: list[tuple[int, int] | None] = []
+        for name in CONFIG_FILES:
+            try:
+                stat = (self.root / name).stat()
+            except OSError:
+                stamps.append(None)
+            else:
+                stamps.append((stat.st_mtime_ns, stat.st_size))
+        return tuple(stamps)
+
+
+@dataclass
+class Host:
+    """What the tools act on: the workspace folders (one: `--root`) and whether tools may run there."""
+
+    folders: list[Workspace]
+    trusted: bool = True
+    # The last coverage index of each project, for tests_covering (kept on disk too: lintel.engine.coverage.store).
+    coverage: CoverageStore = field(default_factory=CoverageStore)
+
+    def refresh(self) -> None:
+        for folder in self.folders:
+            folder.refresh()
