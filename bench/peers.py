@@ -73,6 +73,7 @@ TARGETS: dict[str, tuple[str, float, str]] = {
 TAILS = {"python": "# touched by the save benchmark\n", "javascript": "// touched by the save benchmark\n"}
 
 LINTEL = "lintel"
+BASE = "lintel@base"  # --base-tree: lintel from another checkout, in the same interleaved rounds
 RUFF_RAW = "ruff check (raw CLI)"
 ESLINT_RAW = "eslint, node_modules/.bin (raw CLI)"
 ESLINT_NPX = "eslint, npx --no-install (raw CLI)"
@@ -94,10 +95,22 @@ class Plan:
     expected: int  # findings the generated file has
 
 
-def lintel_server(work: workloads.Workload, language: str) -> Lsp:
-    """lintel as lint_on_save.py runs it: no child language server, no format check (one tool per save)."""
+def lintel_server(work: workloads.Workload, language: str, tree: Path | None = None) -> Lsp:
+    """lintel as lint_on_save.py runs it: no child language server, no format check (one tool per save).
+    `tree`: a checkout of lintel to run instead of this one (its `server/` first on the import path)."""
     options = lint_on_save.server_options(language_servers=False)
-    return Lsp(LINTEL, harness.LINTEL_COMMAND, work.root, work.file, language, options=options, echo_stderr=True)
+    name, command = LINTEL, harness.LINTEL_COMMAND
+    if tree is not None:
+        name, command = BASE, ["env", f"PYTHONPATH={tree / 'server'}", *harness.LINTEL_COMMAND]
+    return Lsp(name, command, work.root, work.file, language, options=options, echo_stderr=True)
+
+
+def with_base(work: workloads.Workload, language: str, base: Path | None) -> list[System]:
+    """lintel, and the --base-tree lintel right after it when there is one."""
+    systems: list[System] = [lintel_server(work, language)]
+    if base is not None:
+        systems.append(lintel_server(work, language, base))
+    return systems
 
 
 def efm_server(work: workloads.Workload, language: str, config: Path) -> Lsp:
@@ -133,12 +146,12 @@ def missing(path: Path) -> str | None:
     return None if os.access(path, os.X_OK) else f"{path} not found: run bench/setup"
 
 
-def python_plan(parent: Path) -> Plan:
+def python_plan(parent: Path, base: Path | None) -> Plan:
     work = workloads.python_workspace(parent)
     argv, env, _tool = lint_on_save.direct_argv(work)
     if argv[-1] != str(work.file.relative_to(work.root)):
         raise SystemExit(f"lintel's ruff command no longer ends with the file: {argv}")
-    systems: list[System] = [Cli(RUFF_RAW, argv, work.root, env, ruff_keys), lintel_server(work, "python")]
+    systems: list[System] = [Cli(RUFF_RAW, argv, work.root, env, ruff_keys), *with_base(work, "python", base)]
     skipped: dict[str, str] = {}
     if (why := missing(EFM)) is None:
         config = write_efm_config(parent / "efm-python.yaml", {"python": efm_ruff(argv[:-1])})
@@ -149,7 +162,7 @@ def python_plan(parent: Path) -> Plan:
     return Plan("python", work, systems, skipped, workloads.PY_FINDINGS)
 
 
-def js_plan(parent: Path) -> Plan:
+def js_plan(parent: Path, base: Path | None) -> Plan:
     work = workloads.node_workspace(parent)
     argv, env, _tool = lint_on_save.direct_argv(work)
     args = eslint_tail(argv)
@@ -161,7 +174,7 @@ def js_plan(parent: Path) -> Plan:
         systems.append(Cli(ESLINT_NPX, [npx, "--no-install", "eslint", *args], work.root, env, eslint_keys))
     else:
         skipped[ESLINT_NPX] = "npx is not on PATH"
-    systems.append(lintel_server(work, "javascript"))
+    systems.extend(with_base(work, "javascript", base))
     if (why := missing(EFM)) is None:
         config = write_efm_config(parent / "efm-javascript.yaml", {"javascript": efm_eslint(eslint, parent)})
         systems.append(efm_server(work, "javascript", config))
@@ -299,7 +312,7 @@ class StartKind:
     make: Callable[[], Lsp]
 
 
-def start_kinds(parent: Path) -> list[StartKind]:
+def start_kinds(parent: Path, base: Path | None) -> list[StartKind]:
     py = workloads.python_workspace(parent)
     js = workloads.node_workspace(parent)
     ruff = shutil.which("ruff")
@@ -308,6 +321,9 @@ def start_kinds(parent: Path) -> list[StartKind]:
         StartKind(LINTEL, "python", lambda: lintel_server(py, "python")),
         StartKind(LINTEL, "javascript", lambda: lintel_server(js, "javascript")),
     ]
+    if base is not None:
+        kinds.append(StartKind(BASE, "python", lambda: lintel_server(py, "python", base)))
+        kinds.append(StartKind(BASE, "javascript", lambda: lintel_server(js, "javascript", base)))
     if ruff is not None:
         kinds.append(StartKind(RUFF_SERVER, "python", lambda: ruff_server(py, ruff)))
     if missing(EFM) is None:
@@ -322,11 +338,11 @@ def start_kinds(parent: Path) -> list[StartKind]:
     return kinds
 
 
-async def start_rounds(parent: Path, starts: int) -> dict[str, Any]:
+async def start_rounds(parent: Path, starts: int, base: Path | None) -> dict[str, Any]:
     """Fresh servers, one of each kind per round (rotated), after one untimed round that fills the page cache
     and compiles what is compiled on first use. initialize is sent as soon as the process exists, as editors
     do, and didOpen as soon as the answer is in."""
-    kinds = start_kinds(parent)
+    kinds = start_kinds(parent, base)
     taken: dict[tuple[str, str | None], list[dict[str, Any]]] = {(k.server, k.language): [] for k in kinds}
     failed: dict[str, str] = {}
     for index in range(starts + 1):
@@ -532,7 +548,25 @@ def acceptance(results: Mapping[str, Any]) -> tuple[list[str], list[dict[str, An
     if "start" in results:
         lines += start_lines(results["start"], check)
     lines += rss_lines(results)
+    lines += base_lines(results)
     return lines, checks
+
+
+def base_lines(results: Mapping[str, Any]) -> list[str]:
+    """This tree against --base-tree, each ratio of medians from the same interleaved rounds (below 1: faster)."""
+    parts = []
+    for section, label in (("python", "python save"), ("js", "js save")):
+        if (value := ratio(results.get(section), LINTEL, BASE)) is not None:
+            parts.append(f"{label} ×{value:.2f}")
+    servers = results.get("start", {}).get("servers", {})
+    ours, base = servers.get(LINTEL), servers.get(BASE)
+    if ours and base and ours["initialize_ms"].get("n") and base["initialize_ms"].get("n"):
+        parts.append(f"initialize ×{ours['initialize_ms']['median'] / base['initialize_ms']['median']:.2f}")
+        for language in ("python", "javascript"):
+            mine, theirs = ours["first_ms"].get(language), base["first_ms"].get(language)
+            if mine and theirs and mine.get("n") and theirs.get("n"):
+                parts.append(f"first diagnostics ({language}) ×{mine['median'] / theirs['median']:.2f}")
+    return [f"A/B, this tree / {BASE}: " + ", ".join(parts)] if parts else []
 
 
 # -- the run -----------------------------------------------------------------------------------------------
@@ -591,11 +625,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             folder = parent / section
             folder.mkdir()
             if section == "python":
-                results[section] = await save_rounds(python_plan(folder), args.saves, args.warmup)
+                results[section] = await save_rounds(python_plan(folder, args.base_tree), args.saves, args.warmup)
             elif section == "js":
-                results[section] = await save_rounds(js_plan(folder), args.js_saves, args.js_warmup)
+                results[section] = await save_rounds(js_plan(folder, args.base_tree), args.js_saves, args.js_warmup)
             else:
-                results[section] = await start_rounds(folder, args.starts)
+                results[section] = await start_rounds(folder, args.starts, args.base_tree)
             seconds[section] = round(time.perf_counter() - began, 1)
     results["environment"]["loadavg_after"] = harness.loadavg()
     results["section_seconds"] = seconds
@@ -611,9 +645,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--starts", type=int, default=10, help="timed fresh starts of each server (default 10)")
     parser.add_argument("--only", help=f"comma-separated sections: {','.join(SECTIONS)}")
     parser.add_argument("--json", type=Path, help="also write every number and raw sample here")
+    parser.add_argument(
+        "--base-tree",
+        type=Path,
+        help="another lintel checkout (say, the commit before a change) run as lintel@base in the same rounds",
+    )
     args = parser.parse_args(argv)
     if min(args.saves, args.js_saves, args.starts) < 1 or min(args.warmup, args.js_warmup) < 0:
         parser.error("--saves, --js-saves and --starts must be at least 1, the warm-ups at least 0")
+    if args.base_tree is not None:
+        args.base_tree = args.base_tree.resolve()
+        if not (args.base_tree / "server" / "lintel" / "__main__.py").is_file():
+            parser.error(f"--base-tree {args.base_tree}: no server/lintel/__main__.py there")
     lint_on_save.tool_path()
     began = time.perf_counter()
     results = asyncio.run(run(args))
