@@ -1,9 +1,10 @@
-"""Facts about lintel's own code that anyone can check: no import circles inside server/lintel, no module over
-600 lines, no function over 80.
+"""Facts about lintel's own code that anyone can check: no import circles inside server/lintel, the layers
+imported only downwards, no module over 600 lines, no function over 80.
 
 The import graph is built statically (ast), so it sees every import, not only those one run happens to execute:
-a function-local import is an edge (it runs, just later), an import under `if TYPE_CHECKING:` is not (it never
-runs). Edges go to the module named; a package's `__init__` counts only when it is the module imported.
+a function-local import is an edge (it runs, just later), and so is an import under `if TYPE_CHECKING:` — it never
+runs, but a circle or an upward reference through it is still one in the design. Edges go to the module named; a
+package's `__init__` counts only when it is the module imported.
 """
 
 from __future__ import annotations
@@ -35,17 +36,18 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _runtime_imports(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import that can run, in functions too; the body of `if TYPE_CHECKING:` is skipped (its else is not)."""
+def _imports(node: ast.AST, *, type_checking: bool = True) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import, in functions too; without `type_checking` only those that can run (the body of
+    `if TYPE_CHECKING:` skipped, its else kept)."""
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         yield node
         return
-    if isinstance(node, ast.If) and _is_type_checking(node.test):
+    if not type_checking and isinstance(node, ast.If) and _is_type_checking(node.test):
         children: list[ast.AST] = list(node.orelse)
     else:
         children = list(ast.iter_child_nodes(node))
     for child in children:
-        yield from _runtime_imports(child)
+        yield from _imports(child, type_checking=type_checking)
 
 
 def _base(name: str, is_package: bool, node: ast.ImportFrom) -> str:
@@ -65,8 +67,8 @@ def _targets(name: str, is_package: bool, node: ast.Import | ast.ImportFrom, kno
     return {f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names}
 
 
-def import_graph(root: Path) -> Graph:
-    """module -> the modules of the same tree it imports at run time."""
+def import_graph(root: Path, *, type_checking: bool = True) -> Graph:
+    """module -> the modules of the same tree it imports (without `type_checking`: at run time only)."""
     modules = modules_of(root)
     known = set(modules)
     graph: Graph = {}
@@ -74,7 +76,7 @@ def import_graph(root: Path) -> Graph:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         is_package = path.name == "__init__.py"
         edges: set[str] = set()
-        for node in _runtime_imports(tree):
+        for node in _imports(tree, type_checking=type_checking):
             edges |= {target for target in _targets(name, is_package, node, known) if target in known}
         graph[name] = edges - {name}
     return graph
@@ -184,6 +186,40 @@ def test_no_import_circles_between_lintels_packages() -> None:
     assert not found, "circles between packages:\n" + "\n".join(" -> ".join(c) for c in found)
 
 
+# Bottom to top: a module imports its own layer or a lower one (lintel/__init__ and __main__ stand outside).
+LAYERS = ("lintel.core", "lintel.runtime", "lintel.languages", "lintel.engine", "lintel.frontends")
+
+
+def layer_of(module: str, layers: tuple[str, ...] = LAYERS) -> int | None:
+    for rank, layer in enumerate(layers):
+        if module == layer or module.startswith(f"{layer}."):
+            return rank
+    return None
+
+
+def upward_imports(graph: Graph, layers: tuple[str, ...] = LAYERS) -> list[tuple[str, str]]:
+    """(importer, imported) where the imported module sits in a higher layer than its importer."""
+    upward = []
+    for module, targets in sorted(graph.items()):
+        rank = layer_of(module, layers)
+        if rank is None:
+            continue
+        for target in sorted(targets):
+            above = layer_of(target, layers)
+            if above is not None and above > rank:
+                upward.append((module, target))
+    return upward
+
+
+def test_every_layer_imports_only_its_own_or_lower_ones() -> None:
+    graph = import_graph(LINTEL)
+    assert all(layer_of(m) is not None for m in graph if m not in ("lintel", "lintel.__main__")), sorted(
+        m for m in graph if layer_of(m) is None
+    )
+    upward = upward_imports(graph)
+    assert not upward, "imports of a higher layer:\n" + "\n".join(f"{a} -> {b}" for a, b in upward)
+
+
 def test_no_module_over_600_lines() -> None:
     long = {
         str(path.relative_to(LINTEL.parent)): n
@@ -212,7 +248,7 @@ def write(root: Path, files: dict[str, str]) -> Path:
 PACKAGE = {
     "pkg/__init__.py": "",
     "pkg/a.py": "from pkg import b\n",  # a submodule by `from package import name`
-    "pkg/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n",  # not an edge
+    "pkg/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import c\n",  # an edge (typing only)
     "pkg/c.py": "def later():\n    from .sub.d import thing\n",  # function-local and relative: an edge
     "pkg/sub/__init__.py": "from .. import c\n",  # relative from a package's __init__
     "pkg/sub/d.py": "import pkg.a\nimport os\nthing = 1\n",
@@ -221,7 +257,8 @@ PACKAGE = {
 
 
 def test_builder_resolves_each_kind_of_import(tmp_path: Path) -> None:
-    graph = import_graph(write(tmp_path, PACKAGE) / "pkg")
+    root = write(tmp_path, PACKAGE) / "pkg"
+    graph = import_graph(root, type_checking=False)
     assert graph == {
         "pkg": set(),
         "pkg.a": {"pkg.b"},
@@ -232,6 +269,22 @@ def test_builder_resolves_each_kind_of_import(tmp_path: Path) -> None:
         "pkg.e": {"pkg.b"},
     }
     assert cycles(graph) == []
+    # The imports only a type checker reads are edges too: a circle through one is still a circle.
+    assert import_graph(root) == {**graph, "pkg.b": {"pkg.c"}, "pkg.e": {"pkg.a", "pkg.b"}}
+    assert cycles(import_graph(root)) == [["pkg.a", "pkg.b", "pkg.c", "pkg.sub.d", "pkg.a"]]
+
+
+def test_a_lower_layer_importing_a_higher_one_is_found(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/low/__init__.py": "",
+        "pkg/low/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.high import b\n",
+        "pkg/high/__init__.py": "",
+        "pkg/high/b.py": "from pkg.low import a\n",
+    }
+    graph = import_graph(write(tmp_path, files) / "pkg")
+    assert upward_imports(graph, ("pkg.low", "pkg.high")) == [("pkg.low.a", "pkg.high.b")]
+    assert upward_imports(graph, ("pkg.high", "pkg.low")) == [("pkg.high.b", "pkg.low.a")]
 
 
 def test_packages_tangle_when_their_modules_do_not(tmp_path: Path) -> None:

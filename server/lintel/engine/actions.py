@@ -1,8 +1,8 @@
 """What the agent-facing commands do, without a protocol: their arguments, the project they act on (path
 confinement, the polyglot and multi-project rules), trust, the run and its RunResult (docs/design.md, Commands).
 
-The LSP commands (server/commands.py) and the MCP tools (lintel.frontends.mcp) are thin front ends over these functions,
-so both give the same results and the same error messages."""
+The command table (lintel.engine.commandtable) builds each command from these; the LSP commands and the MCP tools
+are both made from that table, so both give the same results and the same error messages."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ from lintel.engine.config import LintelConfig
 from lintel.engine.coverage import CoverageFailed, CoverageStore, CoverageUnsupported, Request, coverage
 from lintel.engine.coverage import tests_covering as covering
 from lintel.engine.detect import DetectionError, choose_project, is_inside, nearest_project, normalize_language
-from lintel.engine.detect_report import detect_document
+from lintel.engine.detect_report import DetectReport, detect_report
 from lintel.engine.discover import Discovery, describe, discover, nearest_above
 from lintel.engine.fixrun import FixOutcome, FixScope, apply_fixes
 from lintel.engine.scripts import run_script, script_command
-from lintel.engine.testruns import failing_selection, nothing_to_rerun, path_selection, run_selection, select_tests
+from lintel.engine.testruns import failing_selection, path_selection, run_selection, select_tests
 from lintel.languages import CheckName, FileCheckName, Project, Registry
 from lintel.languages.testselect import Selection
 
@@ -335,48 +335,6 @@ def _relative_to(path: Path, root: Path) -> str:
         return str(path)
 
 
-async def run_tests(
-    command: str,
-    folder: Folder,
-    project: Project,
-    args: CommandArgs,
-    *,
-    where: Path | None = None,
-    trusted: bool,
-    on_start: Callable[[int], None] | None = None,
-) -> RunResult:
-    """The project's tests: all of them, only `args.tests`, or those in the test file or folder `args.path`
-    names (`where`: it resolved); kept as its last run. The result's `scope` says which."""
-    require_trust(trusted)
-    scope = test_scope(command, folder, project, args, where)
-    if scope.selection is None:
-        result = await run_project_check(command, folder, project, "test", args, trusted=trusted, on_start=on_start)
-    else:
-        result = await run_test_selection(folder, project, scope.selection, args, on_start=on_start)
-    result.scope = scope.text
-    return result
-
-
-async def run_failing_tests(
-    command: str,
-    folder: Folder,
-    project: Project,
-    args: CommandArgs,
-    *,
-    trusted: bool,
-    on_start: Callable[[int], None] | None = None,
-) -> RunResult:
-    """Exactly the failures of the project's last test run, rerun; the rerun becomes the record. After a run
-    that passed nothing runs (an ok result saying so) and the record stays."""
-    require_trust(trusted)
-    selection = failing_tests_selection(command, folder, project)
-    if selection is None:
-        last = last_test_run(folder, project)
-        assert last is not None  # failing_selection refuses when there is no record
-        return nothing_to_rerun(project, last)
-    return await run_test_selection(folder, project, selection, args, on_start=on_start)
-
-
 def check_script(command: str, project: Project, args: CommandArgs) -> str:
     """The script `args` names, refused before anything starts: none given, a project that is not node, a
     script package.json does not define (the message lists those it does)."""
@@ -473,15 +431,9 @@ def last_test_run(folder: Folder, project: Project) -> RunResult | None:
     return folder.last_tests.get((project.root, project.language))
 
 
-def last_test_failures(folder: Folder, project: Project) -> dict[str, Any] | None:
-    """The project's last test run (RunResult JSON), None when no run was recorded."""
-    last = last_test_run(folder, project)
-    return last.result_json() if last is not None else None
-
-
-def detect(folder: Folder, where: Path) -> dict[str, Any]:
+def detect(folder: Folder, where: Path) -> DetectReport:
     """What `lintel detect --json` shows for the folder `where` names (a file's: its folder)."""
-    return detect_document(where if where.is_dir() else where.parent, folder.config)
+    return detect_report(where if where.is_dir() else where.parent, folder.config)
 
 
 @dataclass

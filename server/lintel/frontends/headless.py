@@ -12,22 +12,22 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from lintel.core.fsnames import json_text
-from lintel.core.issues import Severity
 from lintel.engine.baseline import Baseline, BaselineError, load_baseline
 from lintel.engine.checks import RunResult, dedupe_issues, run_pairs, sort_issues
 from lintel.engine.config import LintelConfig, ValidatorConfig, load_config
 from lintel.engine.coverage import CoverageStore, CoverageUnsupported, Request, coverage
 from lintel.engine.coverage.base import COVERAGE_CHECK, blank_result
-from lintel.engine.detect import normalize_language
-from lintel.engine.detect_report import detect_document
+from lintel.engine.detect_report import ProjectEntry as DetectedProject
+from lintel.engine.detect_report import detect_report
 from lintel.engine.discover import Discovery, Found, describe, discover, nearest_above, repository_root
 from lintel.engine.fixrun import FixOutcome, FixScope, apply_fixes
 from lintel.engine.registry import registry_for
 from lintel.engine.scope import ScopeError, changed_since, matching, parse_shard, shard
 from lintel.engine.validators import ValidateResult, run_validators
+from lintel.frontends.check_request import CheckRequest, DetectRequest
 from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
 from lintel.frontends.report.files import OutputError, writable, write
 from lintel.frontends.report.text import short_reason
@@ -46,14 +46,15 @@ class UsageError(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
-    """`check` or `detect`; a usage error is one line on stderr and exit code 2."""
+    """`check` or `detect`; a usage error is one line on stderr and exit code 2. The command line becomes a typed
+    request here, once: nothing below sees it."""
     # A file name that is not UTF-8 is printed as its bytes (lintel.core.fsnames), as ls or grep print it to a pipe.
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="surrogateescape")
     try:
-        if getattr(args, "language", None) is not None:
-            args.language = normalize_language(args.language)
-        return cmd_check(args) if args.command == "check" else cmd_detect(args)
+        if args.command == "check":
+            return cmd_check(CheckRequest.from_namespace(args))
+        return cmd_detect(DetectRequest.from_namespace(args))
     except (UsageError, ScopeError) as exc:
         print(f"lintel: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -140,12 +141,12 @@ def _config(root: Path) -> LintelConfig:
     return loaded.config
 
 
-def shows_progress(args: argparse.Namespace) -> bool:
+def shows_progress(request: CheckRequest) -> bool:
     """Progress lines on stderr on a terminal, or when asked (`--progress`, `-v`); never with `--quiet`. A CI log
     or an agent reading the output gets the report alone."""
-    if args.quiet:
+    if request.quiet:
         return False
-    return bool(getattr(args, "progress", False) or getattr(args, "verbose", False) or sys.stderr.isatty())
+    return request.progress or request.verbose or sys.stderr.isatty()
 
 
 def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
@@ -185,31 +186,29 @@ async def _run_everything(
     validators: list[ValidatorConfig],
     root: Path,
     config: LintelConfig,
-    args: argparse.Namespace,
+    request: CheckRequest,
     covered: Sequence[Project] = (),
 ) -> list[RunResult]:
     several = len({p.root for p, _ in pairs} | {p.root for p in covered}) > 1
-    begin, done = _progress(not shows_progress(args), root if several else None)
-    check_runs = run_pairs(pairs, workspace=root, config=config, timeout=args.timeout, on_begin=begin, on_done=done)
+    begin, done = _progress(not shows_progress(request), root if several else None)
+    check_runs = run_pairs(pairs, workspace=root, config=config, timeout=request.timeout, on_begin=begin, on_done=done)
 
     def validator_done(result: ValidateResult) -> None:
         done(result.as_run_result(root))
 
     validator_runs = run_validators(validators, root, concurrency=config.validator_concurrency, on_done=validator_done)
     ran, validated = await asyncio.gather(check_runs, validator_runs)
-    measured = [await _coverage(p, root, config, args, done) for p in covered]
+    measured = [await _coverage(p, root, config, request, done) for p in covered]
     return [*ran, *(v.as_run_result(root) for v in validated), *measured]
 
 
-async def _coverage(
-    project: Project, root: Path, config: LintelConfig, args: argparse.Namespace, done: Any
-) -> RunResult:
+async def _coverage(project: Project, root: Path, config: LintelConfig, request: CheckRequest, done: Any) -> RunResult:
     """One project's tests with coverage, one project at a time (a test suite already uses the cores); the index
     is kept where lintel.testsCovering finds it (lintel.engine.coverage.store)."""
-    if shows_progress(args):
+    if shows_progress(request):
         print(f"lintel: running {project.language} coverage…", file=sys.stderr, flush=True)
     try:
-        measurement = await coverage(Request(project, root, config, args.timeout), CoverageStore())
+        measurement = await coverage(Request(project, root, config, request.timeout), CoverageStore())
     except CoverageUnsupported as exc:
         result = blank_result(project, COVERAGE_CHECK, [], exc.message(COVERAGE_CHECK))
     else:
@@ -227,7 +226,7 @@ def _baseline(path: str | None) -> Baseline | None:
         raise UsageError(f"--baseline {exc}") from exc
 
 
-def _narrow(scope: _Scope, args: argparse.Namespace) -> Discovery:
+def _narrow(scope: _Scope, request: CheckRequest) -> Discovery:
     """The projects this run checks: --language, --project, --changed-since, then --shard."""
     discovery = scope.discovery
     languages = registry_for(scope.config)
@@ -236,34 +235,34 @@ def _narrow(scope: _Scope, args: argparse.Namespace) -> Discovery:
             "no supported project detected in workspace root (found markers: none) "
             f"— lintel supports {', '.join(languages.names)}"
         )
-    if args.language is not None:
+    if request.language is not None:
         detected = ", ".join(dict.fromkeys(f.language for f in discovery.found))
-        discovery = discovery.narrowed(lambda f: f.language == args.language)
+        discovery = discovery.narrowed(lambda f: f.language == request.language)
         if not discovery.found:
-            raise UsageError(f'language "{args.language}" not detected in workspace; detected: {detected}')
-    if args.project:
+            raise UsageError(f'language "{request.language}" not detected in workspace; detected: {detected}')
+    if request.project:
         everything = discovery
-        discovery = matching(discovery, args.project)
+        discovery = matching(discovery, request.project)
         if not discovery.found:
             raise UsageError(
-                f"--project {' '.join(args.project)} matches no project; projects: "
+                f"--project {' '.join(request.project)} matches no project; projects: "
                 + describe(everything.found, everything, limit=20)
             )
     try:
-        if args.changed_since:
-            discovery, paths = changed_since(discovery, args.changed_since)
-            _note(args, f"{len(paths)} files changed since {args.changed_since}: {len(discovery.found)} projects")
-        if args.shard:
-            k, n = parse_shard(args.shard)
+        if request.changed_since:
+            discovery, paths = changed_since(discovery, request.changed_since)
+            _note(request, f"{len(paths)} files changed since {request.changed_since}: {len(discovery.found)} projects")
+        if request.shard:
+            k, n = parse_shard(request.shard)
             discovery = shard(discovery, k, n)
-            _note(args, f"shard {k}/{n}: {len(discovery.found)} projects")
+            _note(request, f"shard {k}/{n}: {len(discovery.found)} projects")
     except ScopeError as exc:
         raise UsageError(str(exc)) from exc
     return discovery
 
 
-def _note(args: argparse.Namespace, message: str) -> None:
-    if not args.quiet:
+def _note(request: CheckRequest, message: str) -> None:
+    if not request.quiet:
         print(f"lintel: {message}", file=sys.stderr, flush=True)
 
 
@@ -287,9 +286,9 @@ def _list_projects(scope: _Scope, discovery: Discovery, fmt: str) -> int:
     return EXIT_OK
 
 
-def _checks_and_validators(args: argparse.Namespace, config: LintelConfig) -> tuple[list[CheckName], list[Any]]:
-    only = parse_only(args.only if args.only is not None else DEFAULT_ONLY)
-    if args.only is None and config.validators:
+def _checks_and_validators(request: CheckRequest, config: LintelConfig) -> tuple[list[CheckName], list[Any]]:
+    only = parse_only(request.only if request.only is not None else DEFAULT_ONLY)
+    if request.only is None and config.validators:
         only.append("validators")  # configured validators are part of the default set
     validators = list(config.validators) if "validators" in only else []
     if "validators" in only and not validators:
@@ -297,9 +296,9 @@ def _checks_and_validators(args: argparse.Namespace, config: LintelConfig) -> tu
     return [c for c in CHECKS if c in only], validators
 
 
-def _covered_projects(discovery: Discovery, args: argparse.Namespace) -> list[Project]:
+def _covered_projects(discovery: Discovery, request: CheckRequest) -> list[Project]:
     """The projects `--only coverage` measures: those whose tests a `test` check would run."""
-    if args.only is None or COVERAGE_CHECK not in parse_only(args.only):
+    if request.only is None or COVERAGE_CHECK not in parse_only(request.only):
         return []
     unique = {(project.root, project.language): project for project, _ in discovery.plan(["test"])}
     return list(unique.values())
@@ -312,8 +311,8 @@ def _write(path: Path, text: str, flag: str) -> None:
         raise UsageError(str(exc)) from exc
 
 
-def _runs_validators(scope: _Scope, args: argparse.Namespace) -> bool:
-    return scope.whole and not args.project and (not args.shard or parse_shard(args.shard)[0] == 1)
+def _runs_validators(scope: _Scope, request: CheckRequest) -> bool:
+    return scope.whole and not request.project and (not request.shard or parse_shard(request.shard)[0] == 1)
 
 
 def _unread(scope: _Scope, discovery: Discovery) -> list[RunResult]:
@@ -340,15 +339,15 @@ def _unread(scope: _Scope, discovery: Discovery) -> list[RunResult]:
     return runs
 
 
-def _fix(scope: _Scope, discovery: Discovery, args: argparse.Namespace) -> FixOutcome:
+def _fix(scope: _Scope, discovery: Discovery, request: CheckRequest) -> FixOutcome:
     """`--fix` (or `--diff`: dry_run) over the lint runs the check would make; a PATH inside a project narrows it
     to that file or folder."""
     projects = list({(p.root, p.language): p for p, _ in discovery.plan(["lint"])}.values())
-    paths = () if scope.whole else (Path(args.path).expanduser().resolve(),)
-    begin, done = _progress(not shows_progress(args), scope.root if len(projects) > 1 else None)
-    fix_scope = FixScope(projects, paths, unsafe=args.unsafe_fixes, dry_run=args.diff)
+    paths = () if scope.whole else (Path(request.path).expanduser().resolve(),)
+    begin, done = _progress(not shows_progress(request), scope.root if len(projects) > 1 else None)
+    fix_scope = FixScope(projects, paths, unsafe=request.unsafe_fixes, dry_run=request.diff)
     fixing = apply_fixes(
-        fix_scope, workspace=scope.root, config=scope.config, timeout=args.timeout, on_begin=begin, on_done=done
+        fix_scope, workspace=scope.root, config=scope.config, timeout=request.timeout, on_begin=begin, on_done=done
     )
     outcome = asyncio.run(fixing)
     for problem in outcome.problems:
@@ -372,42 +371,42 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    if args.unsafe_fixes and not (args.fix or args.diff):
+def cmd_check(request: CheckRequest) -> int:
+    if request.unsafe_fixes and not (request.fix or request.diff):
         raise UsageError("--unsafe-fixes goes with --fix or --diff")
-    scope = _scope(args.path)
+    scope = _scope(request.path)
     root, config = scope.root, scope.config
-    checks, validators = _checks_and_validators(args, config)
-    if validators and not _runs_validators(scope, args):
+    checks, validators = _checks_and_validators(request, config)
+    if validators and not _runs_validators(scope, request):
         # The workspace's validators run once: in a check of the whole workspace (its first shard).
-        _note(args, "validators skipped: they run in a check of the whole workspace (its first shard)")
+        _note(request, "validators skipped: they run in a check of the whole workspace (its first shard)")
         validators = []
-    if not scope.discovery.found and validators and args.language is None:
+    if not scope.discovery.found and validators and request.language is None:
         discovery = scope.discovery  # a workspace without markers can still run its validators
     else:
-        discovery = _narrow(scope, args)
-    if args.list_projects:
-        return _list_projects(scope, discovery, args.fmt)
-    baseline = _baseline(args.baseline)
+        discovery = _narrow(scope, request)
+    if request.list_projects:
+        return _list_projects(scope, discovery, request.fmt)
+    baseline = _baseline(request.baseline)
     try:
-        output = writable(args.output, "--output") if args.output else None
-        record = writable(args.write_baseline, "--write-baseline") if args.write_baseline else None
+        output = writable(request.output, "--output") if request.output else None
+        record = writable(request.write_baseline, "--write-baseline") if request.write_baseline else None
     except OutputError as exc:
         raise UsageError(str(exc)) from exc
 
-    fixed = _fix(scope, discovery, args) if args.fix or args.diff else None
-    if args.diff and fixed is not None:
+    fixed = _fix(scope, discovery, request) if request.fix or request.diff else None
+    if request.diff and fixed is not None:
         return _print_diff(fixed)
 
     pairs = discovery.plan(checks)
-    runs = asyncio.run(_run_everything(pairs, validators, root, config, args, _covered_projects(discovery, args)))
+    runs = asyncio.run(_run_everything(pairs, validators, root, config, request, _covered_projects(discovery, request)))
     runs += _unread(scope, discovery)
     issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
     projects = [ProjectEntry.of(f.project, root, f.member_of) for f in discovery.found]
     if record is not None:
         everything = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
         _write(record, RENDERERS["json"](everything), "--write-baseline")
-        print(f"lintel: wrote a baseline of {len(issues)} issues to {args.write_baseline}", file=sys.stderr)
+        print(f"lintel: wrote a baseline of {len(issues)} issues to {request.write_baseline}", file=sys.stderr)
     if baseline is not None:
         known = len(issues)
         issues = baseline.new_issues(issues)
@@ -416,50 +415,57 @@ def cmd_check(args: argparse.Namespace) -> int:
     if fixed is not None:
         count, files = _plural(fixed.applied, "finding"), _plural(len(fixed.files), "file")
         print(f"lintel: fixed {count} in {files}", file=sys.stderr)
-    rendered = RENDERERS[args.fmt](report)
+    rendered = RENDERERS[request.fmt](report)
     if output is not None:
         # One run, two audiences: the chosen format to the file, readable text on stdout.
         _write(output, rendered, "--output")
         sys.stdout.write(RENDERERS["text"](report))
     else:
         sys.stdout.write(rendered)
-    return report.exit_code(cast(Severity, args.fail_level))
+    return report.exit_code(request.fail_level)
 
 
-def cmd_detect(args: argparse.Namespace) -> int:
-    root = _workspace(args.path)
+def cmd_detect(request: DetectRequest) -> int:
+    root = _workspace(request.path)
     config = _config(root)
-    document = detect_document(root, config)
-    if args.json:
-        print(json_text(json.dumps(document, indent=2, ensure_ascii=False)))
+    report = detect_report(root, config)
+    if request.json:
+        print(json_text(json.dumps(report.to_json(), indent=2, ensure_ascii=False)))
         return EXIT_OK
-    if not document["projects"]:
+    if not report.projects:
         print(
             "no supported project detected in workspace root (found markers: none) "
             f"— lintel supports {', '.join(registry_for(config).names)}"
         )
         return EXIT_OK
-    roots = [p["root"] for p in document["projects"]]
-    for project in document["projects"]:
+    roots = [p.root for p in report.projects]
+    for project in report.projects:
         # Indented under the projects it sits in: the tree of the repository.
-        depth = sum(1 for r in dict.fromkeys(roots) if r != project["root"] and _inside(project["root"], r))
-        pad = "  " * depth
-        extra = f", package manager {project['packageManager']}" if "packageManager" in project else ""
-        print(f"{pad}{project['language']} (root {project['root']}, markers {', '.join(project['markers'])}{extra})")
-        if "problem" in project:
-            print(f"{pad}  NOT CHECKED: {project['problem']}")
-        if "members" in project:
-            covered = f"; checks {', '.join(project['covers'])} for all of them" if project["covers"] else ""
-            print(f"{pad}  workspace of {', '.join(project['members']) or 'no members'}{covered}")
-        for check, info in project["checks"].items():
-            print(f"{pad}  {check:<9} {' '.join(info['argv'])}")
-            for binary in info["binaries"]:
-                where = f"{binary['path']} ({binary['via']})" if binary["found"] else "NOT FOUND"
-                print(f"{pad}  {'':<9}   {binary['name']}: {where}")
-        server = project["navigation"]
-        found = " ".join(server["argv"]) if server["found"] else "NOT FOUND: " + server["reason"].split(": ", 1)[1]
-        print(f"{pad}  navigation {found}")
+        depth = sum(1 for r in dict.fromkeys(roots) if r != project.root and _inside(project.root, r))
+        _print_project(project, "  " * depth)
     return EXIT_OK
+
+
+def _print_project(project: DetectedProject, pad: str) -> None:
+    extra = f", package manager {project.package_manager}" if project.package_manager is not None else ""
+    print(f"{pad}{project.language} (root {project.root}, markers {', '.join(project.markers)}{extra})")
+    if project.problem is not None:
+        print(f"{pad}  NOT CHECKED: {project.problem}")
+    if project.members is not None:
+        covers = project.members.covers
+        covered = f"; checks {', '.join(covers)} for all of them" if covers else ""
+        print(f"{pad}  workspace of {', '.join(project.members.members) or 'no members'}{covered}")
+    for check, info in project.checks.items():
+        print(f"{pad}  {check:<9} {' '.join(info.argv)}")
+        for binary in info.binaries:
+            where = f"{binary.path} ({binary.via})" if binary.found else "NOT FOUND"
+            print(f"{pad}  {'':<9}   {binary.name}: {where}")
+    server = project.navigation
+    if server.argv is not None:
+        found = " ".join(server.argv)
+    else:
+        found = "NOT FOUND: " + (server.reason or "").split(": ", 1)[1]
+    print(f"{pad}  navigation {found}")
 
 
 def _inside(root: str, outer: str) -> bool:

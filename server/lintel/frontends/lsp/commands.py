@@ -1,8 +1,9 @@
-"""`workspace/executeCommand` (docs/design.md): lintel.runTests, typecheck, lint, format, lastTestFailures, detect,
-validate; runTests {tests}, runFailingTests and runScript are `agentcommands`'.
+"""`workspace/executeCommand`: lintel's commands (lintel.engine.commandtable: runTests, typecheck, lint, format,
+lastTestFailures, detect, validate, runScript, runFailingTests, coverage, testsCovering, fixAll, restartServers) run
+for the editor, with work-done progress and their results published as diagnostics.
 
-Each takes zero arguments or one object `{language?, path?, timeout?}` and returns a RunResult; failing tests
-are a result (`ok: false`), bad arguments and undetectable projects are ResponseErrors.
+Each takes zero arguments or one object `{language?, path?, timeout?}` and returns its report's JSON (a RunResult
+mostly); failing tests are a result (`ok: false`), bad arguments and undetectable projects are ResponseErrors.
 """
 
 from __future__ import annotations
@@ -10,40 +11,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from lintel.engine import actions
-from lintel.engine.actions import ActionError, CommandArgs, parse_args
+from lintel.engine.actions import ActionError, CommandArgs, Folder, parse_args
+from lintel.engine.checks import RunResult
+from lintel.engine.commandtable import LSP_COMMANDS, Command, CommandRequest, OnStart
 from lintel.engine.coverage import CoverageStore
-from lintel.engine.detect import normalize_language
-from lintel.engine.validators import run_validators
-from lintel.engine.validators import select as select_validators
-from lintel.frontends.lsp.advertised import (
-    COMMANDS,
-    COVERAGE,
-    DETECT,
-    FIX_ALL,
-    FORMAT,
-    LAST_TEST_FAILURES,
-    LINT,
-    RESTART_SERVERS,
-    RUN_FAILING_TESTS,
-    RUN_SCRIPT,
-    RUN_TESTS,
-    TESTS_COVERING,
-    TYPECHECK,
-    VALIDATE,
-)
-from lintel.frontends.lsp.agentcommands import AgentCommands
+from lintel.engine.validators import ValidateResult
+from lintel.frontends.lsp import session
+from lintel.frontends.lsp.advertised import COMMANDS
 from lintel.frontends.lsp.diagnostics import Diagnostics
-from lintel.frontends.lsp.session import Folder
 from lintel.frontends.lsp.shared import NOT_FORWARDED, ForwardCommand, RestartServers
-from lintel.languages import CheckName, Project
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer
@@ -72,6 +57,9 @@ def failed(message: str) -> JsonRpcException:
 
 
 class Commands:
+    """The handler table (lintel.engine.commandtable's commands by their LSP names) and `execute`, the one entry
+    the dispatcher calls for `workspace/executeCommand`."""
+
     def __init__(
         self, server: LintelServer, diagnostics: Diagnostics, forward: ForwardCommand, restart: RestartServers
     ) -> None:
@@ -79,24 +67,9 @@ class Commands:
         self.diagnostics = diagnostics
         self.forward = forward
         self.restart = restart
-        agent = AgentCommands(self, invalid, failed, Progress)
         # The last coverage run of each project, for testsCovering (kept on disk too: lintel.engine.coverage.store).
         self.coverage_store = CoverageStore()
-        self.handlers: dict[str, Callable[[types.ExecuteCommandParams, CommandArgs], Awaitable[Any]]] = {
-            RUN_TESTS: agent.run_tests,
-            TYPECHECK: lambda p, a: self.run(p, a, "typecheck"),
-            LINT: lambda p, a: self.run(p, a, "lint"),
-            FORMAT: lambda p, a: self.run(p, a, "format"),
-            LAST_TEST_FAILURES: self.last_test_failures,
-            DETECT: self.detect,
-            VALIDATE: self.validate,
-            RESTART_SERVERS: self.restart_servers,
-            RUN_SCRIPT: agent.run_script,
-            RUN_FAILING_TESTS: agent.run_failing_tests,
-            COVERAGE: self.coverage,
-            TESTS_COVERING: self.tests_covering,
-            FIX_ALL: self.fix_all,
-        }
+        self.handlers: dict[str, Command] = dict(LSP_COMMANDS)
         # Commands whose arguments are not the `{language?, path?, …}` object (codeactions.py adds its own).
         self.own_arguments: dict[str, Callable[[types.ExecuteCommandParams], Awaitable[Any]]] = {}
 
@@ -104,8 +77,8 @@ class Commands:
         own = self.own_arguments.get(params.command)
         if own is not None:
             return await own(params)
-        handler = self.handlers.get(params.command)
-        if handler is None:
+        command = self.handlers.get(params.command)
+        if command is None:
             # A language server's command (a completion item's, say): run by the server that offers it.
             forwarded = await self.forward(params.command, params.arguments)
             if forwarded is not NOT_FORWARDED:
@@ -113,123 +86,55 @@ class Commands:
             offered = sorted({*self.handlers, *self.own_arguments})
             raise invalid(f"unknown command {params.command!r}; lintel offers: {', '.join(offered)}")
         try:
-            args = parse_args(params.command, params.arguments)
-            return await handler(params, args)
+            # An editor may send every command the same object (`{language, path, timeout}`): each takes all fields.
+            args = command.arguments.parse(params.command, params.arguments, only_listed=False)
+            report = await command.action(EditorCall(self, params), CommandRequest(params.command, args))
+            return report.to_json()
         except ActionError as exc:  # the engine's refusal, as the LSP error of its kind
             raise lsp_error(exc) from exc
 
-    # -- target resolution (lintel.engine.actions; the same for the MCP tools) --------------------------------
 
-    def folder(self, args: CommandArgs) -> tuple[Folder, Path]:
-        """The workspace folder a command acts on and the path inside it it names (path confinement)."""
-        return actions.target(self.server.session.folders, args)
+class EditorCall:
+    """lintel.engine.commandtable.Front for one `workspace/executeCommand`: the session's folders and trust,
+    progress on the client's token, results published as diagnostics."""
 
-    def project(self, args: CommandArgs) -> tuple[Folder, Project]:
-        """The project a command acts on (actions.project: the polyglot and multi-project rules)."""
-        return actions.project(self.server.session.folders, args)
+    def __init__(self, commands: Commands, params: types.ExecuteCommandParams) -> None:
+        self.commands = commands
+        self.params = params
 
-    # -- commands ------------------------------------------------------------------------------------
+    @property
+    def folders(self) -> Sequence[Folder]:
+        return self.commands.server.session.folders
 
-    async def run(
-        self, params: types.ExecuteCommandParams, args: CommandArgs, check: CheckName, *, scope: str | None = None
-    ) -> Any:
-        folder, project = self.project(args)
-        actions.require_trust(self.server.session.trusted)
-        actions.require_check(params.command, project, check)
-        async with Progress(self.server, params.work_done_token, f"lintel: {project.language} {check}") as progress:
-            result = await actions.run_project_check(
-                params.command,
-                folder,
-                project,
-                check,
-                args,
-                trusted=self.server.session.trusted,
-                on_start=lambda pid: progress.started(pid),
-            )
-        result.scope = scope
-        channel = "test" if check == "test" else check
-        self.diagnostics.publish_run(folder, result, channel, project.root)
-        return result.result_json()
+    @property
+    def trusted(self) -> bool:
+        return self.commands.server.session.trusted
 
-    async def last_test_failures(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
-        folder, project = self.project(args)
-        return actions.last_test_failures(folder, project)
+    @property
+    def coverage(self) -> CoverageStore:
+        return self.commands.coverage_store
 
-    async def detect(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
-        folder, target = self.folder(args)
-        return actions.detect(folder, target)
+    @property
+    def fixes_need_a_target(self) -> bool:
+        return True
 
-    async def validate(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
-        """Run configured validators (all, or `ids`); publish their issues under the validator's id."""
-        folder, _ = self.folder(args)
-        actions.require_trust(self.server.session.trusted)
-        try:
-            chosen = select_validators(folder.config.validators, args.ids)
-        except ValueError as exc:
-            raise invalid(f"{VALIDATE}: {exc}") from exc
-        async with Progress(self.server, params.work_done_token, "lintel: validators"):
-            results = await run_validators(chosen, folder.root, concurrency=folder.config.validator_concurrency)
-        for result in results:
-            self.diagnostics.publish_validation(folder, result)
-        return [r.to_json() for r in results]
+    def progress(self, title: str) -> AbstractAsyncContextManager[OnStart]:
+        return self._progress(title)
 
-    async def coverage(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
-        """The project's tests run with coverage: a RunResult with a `coverage` summary; the index is kept for
-        lintel.testsCovering."""
-        folder, project = self.project(args)
-        actions.require_trust(self.server.session.trusted)
-        async with Progress(self.server, params.work_done_token, f"lintel: {project.language} coverage") as progress:
-            result = await actions.run_coverage(
-                params.command,
-                folder,
-                project,
-                args,
-                self.coverage_store,
-                trusted=self.server.session.trusted,
-                on_start=progress.started,
-            )
-        return result.result_json()
+    @asynccontextmanager
+    async def _progress(self, title: str) -> AsyncIterator[OnStart]:
+        async with Progress(self.commands.server, self.params.work_done_token, title) as progress:
+            yield progress.started
 
-    async def tests_covering(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
-        """`{file, line}` -> the tests that run that line, from the project's last coverage run (run first when
-        there is none, or the file changed since)."""
-        folder, project, target = actions.covering_target(params.command, self.server.session.folders, args)
-        actions.require_trust(self.server.session.trusted)
-        async with Progress(
-            self.server, params.work_done_token, f"lintel: tests covering {target.name}:{args.line}"
-        ) as progress:
-            return await actions.covering_tests(
-                params.command,
-                folder,
-                project,
-                target,
-                args,
-                self.coverage_store,
-                trusted=self.server.session.trusted,
-                on_start=progress.started,
-            )
+    def publish(self, folder: Folder, result: RunResult, channel: str, scope: Path | Sequence[Path]) -> None:
+        # The folders are the session's (self.folders): the engine hands one of them back.
+        self.commands.diagnostics.publish_run(cast(session.Folder, folder), result, channel, scope)
 
-    async def fix_all(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
-        """`{path, unsafe?}` (and apply_fixes' other arguments): the linters' fixes written (lintel.engine.fixrun), then
-        the lint findings left published; `{applied, files, remaining, dryRun}`."""
-        named = args.file if args.file is not None else args.path
-        if named is None:
-            raise invalid(f"{FIX_ALL}: path: Field required")
-        async with Progress(self.server, params.work_done_token, "lintel: fix all"):
-            outcome = await actions.fix_findings(
-                params.command, self.server.session.folders, args, trusted=self.server.session.trusted
-            )
-        if not outcome.dry_run and outcome.files:
-            folder, project = self.project(CommandArgs(path=named, language=args.language))
-            for run in outcome.runs:
-                self.diagnostics.publish_run(folder, run, "lint", project.root)
-        return outcome.to_json()
+    def publish_validation(self, folder: Folder, result: ValidateResult) -> None:
+        self.commands.diagnostics.publish_validation(cast(session.Folder, folder), result)
 
-    async def restart_servers(self, params: types.ExecuteCommandParams, args: CommandArgs) -> Any:
-        """The language servers navigation goes to (of `language`, or all), restarted — a given-up one too."""
-        if not self.server.session.trusted:
-            raise failed("this workspace is not trusted: lintel runs no language server here")
-        return await self.restart(normalize_language(args.language))
+    async def restart_servers(self, language: str | None) -> Any:
+        return await self.commands.restart(language)
 
 
 class Progress:

@@ -122,7 +122,7 @@ def build(host: Host, calls: Calls) -> Server[Any]:
             progress = Progress(ctx, f"lintel {tool.name}")
             ticker = asyncio.ensure_future(progress.tick())
             try:
-                answer = await tool.call(host, args, tool, progress.started)
+                answer = await tool.call(host, args, progress.started)
             finally:
                 ticker.cancel()
         except ActionError as exc:

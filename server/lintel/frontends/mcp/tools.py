@@ -1,24 +1,41 @@
-"""The MCP tools: for each, its arguments (CommandArgs fields, as the LSP command takes them), the lintel.engine.actions
-call it makes, and the short text an agent reads first. Nothing here knows the SDK (serve.py does).
+"""The MCP tools: lintel.engine.commandtable's commands by their MCP names, each call's report turned into the
+JSON an agent parses and the short text it reads first. Nothing here knows the SDK (serve.py does).
 
-Adding a tool backed by an engine function is one `AgentTool` entry in TOOLS."""
+Adding a tool is one `Command` with an MCP name in that table."""
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any
 
 from lintel.core.issues import Issue
 from lintel.engine import actions
 from lintel.engine.actions import ActionError, CommandArgs, FileDiagnostics, Folder
 from lintel.engine.checks import RunResult
+from lintel.engine.commandtable import (
+    MCP_TOOLS,
+    Command,
+    CommandReport,
+    CommandRequest,
+    Covering,
+    LastTestRun,
+    OnStart,
+    Ran,
+    Restarted,
+    Validation,
+)
+from lintel.engine.coverage import CoverageStore
+from lintel.engine.detect_report import DetectReport
 from lintel.engine.fixrun import FixOutcome
+from lintel.engine.validators import ValidateResult
 from lintel.frontends.mcp.workspace import Host
 from lintel.frontends.report.text import issue_line
-from lintel.languages import CheckName, Project
 
 # Issue lines shown in a summary; the structured result has them all.
 SHOWN_ISSUES = 10
@@ -33,80 +50,109 @@ class Answer:
     summary: str
 
 
-OnStart = Callable[[int], None]
-
-
-class ProjectRun(Protocol):
-    """The shape of lintel.engine.actions' runs: (command, folder, project, args, trusted=, on_start=) -> RunResult."""
-
-    def __call__(
-        self,
-        command: str,
-        folder: Folder,
-        project: Project,
-        args: CommandArgs,
-        *,
-        trusted: bool,
-        on_start: OnStart | None = None,
-    ) -> Awaitable[RunResult]: ...
-
-
-Call = Callable[[Host, CommandArgs, "AgentTool", OnStart], Awaitable[Answer]]
-
-
 @dataclass(frozen=True)
 class AgentTool:
-    name: str
-    command: str | None  # the LSP command with the same arguments and result, if there is one
-    description: str
-    fields: tuple[str, ...]  # the CommandArgs fields it takes
-    call: Call
-    required: tuple[str, ...] = ()
+    """A command of the table as an MCP tool: its MCP name, and the LSP command with the same arguments and
+    result, if there is one."""
+
+    entry: Command
+
+    @property
+    def name(self) -> str:
+        assert self.entry.mcp is not None  # TOOLS holds only the commands with an MCP name
+        return self.entry.mcp
+
+    @property
+    def command(self) -> str | None:
+        return self.entry.lsp
+
+    @property
+    def description(self) -> str:
+        return self.entry.description
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return self.entry.arguments.fields
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return self.entry.arguments.required
 
     def input_schema(self) -> dict[str, Any]:
-        """JSON Schema of its arguments, with CommandArgs' descriptions (what agents read)."""
-        full = CommandArgs.model_json_schema()
-        properties = _inline(full["properties"], full.get("$defs", {}))
-        schema: dict[str, Any] = {
-            "type": "object",
-            "properties": {name: _plain(properties[name]) for name in self.fields},
-            "additionalProperties": False,
-        }
-        if self.required:
-            schema["required"] = list(self.required)
-        return schema
+        return self.entry.arguments.input_schema()
 
     def parse(self, arguments: dict[str, Any] | None) -> CommandArgs:
         """The arguments validated as the LSP command validates them (same messages, the tool's name first);
         a field this tool does not take is refused as an unknown one."""
-        args = actions.parse_args(self.name, [arguments] if arguments else [])
-        unknown = sorted(args.model_fields_set - {*self.fields})
-        problems = [f"{name}: Extra inputs are not permitted" for name in unknown]
-        problems += [f"{name}: Field required" for name in self.required if getattr(args, name) is None]
-        if problems:
-            raise actions.invalid(f"{self.name}: {'; '.join(problems)}")
-        return args
+        return self.entry.arguments.parse(self.name, [arguments] if arguments else [], only_listed=True)
+
+    async def call(self, host: Host, args: CommandArgs, on_start: OnStart) -> Answer:
+        report = await self.entry.action(AgentCall(host, on_start), CommandRequest(self.name, args))
+        return answer(report)
 
 
-def _inline(node: Any, defs: dict[str, Any]) -> Any:
-    """`{"$ref": "#/$defs/X"}` replaced by X itself: each tool's schema stands alone (no shared `$defs`)."""
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
-        return {key: _inline(value, defs) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_inline(item, defs) for item in node]
-    return node
+class AgentCall:
+    """lintel.engine.commandtable.Front for one tool call: the host's workspace and trust; progress is the call's
+    own (serve.py), and nothing is published (the agent reads the answer)."""
+
+    def __init__(self, host: Host, on_start: OnStart) -> None:
+        self.host = host
+        self.on_start = on_start
+
+    @property
+    def folders(self) -> Sequence[Folder]:
+        return self.host.folders
+
+    @property
+    def trusted(self) -> bool:
+        return self.host.trusted
+
+    @property
+    def coverage(self) -> CoverageStore:
+        return self.host.coverage
+
+    @property
+    def fixes_need_a_target(self) -> bool:
+        return False  # apply_fixes without `file` or `path` fixes the workspace's project
+
+    def progress(self, title: str) -> AbstractAsyncContextManager[OnStart]:
+        return self._progress()
+
+    @asynccontextmanager
+    async def _progress(self) -> AsyncIterator[OnStart]:
+        yield self.on_start
+
+    def publish(self, folder: Folder, result: RunResult, channel: str, scope: Path | Sequence[Path]) -> None:
+        return None
+
+    def publish_validation(self, folder: Folder, result: ValidateResult) -> None:
+        return None
+
+    async def restart_servers(self, language: str | None) -> Any:
+        raise actions.failed("lintel mcp runs no language servers")
 
 
-def _plain(schema: dict[str, Any]) -> dict[str, Any]:
-    """pydantic's `anyOf [T, null]` for an optional field as the plain type: the field is simply left out."""
-    out = {k: v for k, v in schema.items() if k not in ("anyOf", "default", "title")}
-    choices = [c for c in schema.get("anyOf", ()) if c.get("type") != "null"]
-    if len(choices) == 1:
-        out = {**choices[0], **out}
-    return out
+def answer(report: CommandReport) -> Answer:
+    """A command's report as a tool's answer: its JSON and the summary of its kind."""
+    if isinstance(report, Ran):
+        return Answer(report.to_json(), run_summary(report.result))
+    if isinstance(report, LastTestRun):
+        if report.result is None:
+            language = report.project.language
+            return Answer(None, f"no test run recorded for the {language} project at {report.where} yet (run_tests)")
+        return Answer(report.to_json(), f"last run: {run_summary(report.result)}")
+    if isinstance(report, Covering):
+        return Answer(report.to_json(), covering_summary(report.answer))
+    if isinstance(report, DetectReport):
+        document = report.to_json()
+        return Answer(document, detect_summary(document))
+    if isinstance(report, FileDiagnostics):
+        return Answer(report.to_json(), diagnostics_summary(report))
+    if isinstance(report, FixOutcome):
+        return Answer(report.to_json(), fixes_summary(report))
+    if isinstance(report, (Validation, Restarted)):  # editor commands: no tool answers them
+        return Answer({"result": report.to_json()}, json.dumps(report.to_json()))
+    raise AssertionError(f"no answer for {report!r}")
 
 
 # -- summaries ------------------------------------------------------------------------------------------
@@ -188,69 +234,6 @@ def detect_summary(document: dict[str, Any]) -> str:
     return text + (f"; not found: {', '.join(missing)}" if missing else "")
 
 
-# -- the calls ------------------------------------------------------------------------------------------
-
-
-def _project_run(run: ProjectRun) -> Call:
-    """A tool that runs something for the project its arguments choose (actions.project)."""
-
-    async def call(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
-        folder, project = actions.project(host.folders, args)
-        result = await run(tool.name, folder, project, args, trusted=host.trusted, on_start=on_start)
-        return Answer(result.result_json(), run_summary(result))
-
-    return call
-
-
-async def _run_tests(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
-    """run_tests: its `path` also says what to run when it names a test file or folder."""
-    folder, project = actions.project(host.folders, args)
-    _, where = actions.target(host.folders, args)
-    result = await actions.run_tests(
-        tool.name, folder, project, args, where=where, trusted=host.trusted, on_start=on_start
-    )
-    return Answer(result.result_json(), run_summary(result))
-
-
-def _check(check: CheckName) -> Call:
-    async def call(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
-        folder, project = actions.project(host.folders, args)
-        result = await actions.run_project_check(
-            tool.name, folder, project, check, args, trusted=host.trusted, on_start=on_start
-        )
-        return Answer(result.result_json(), run_summary(result))
-
-    return call
-
-
-async def _last_test_failures(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
-    folder, project = actions.project(host.folders, args)
-    last = actions.last_test_run(folder, project)
-    if last is None:
-        where = project.relative_root(folder.root)
-        return Answer(None, f"no test run recorded for the {project.language} project at {where} yet (run_tests)")
-    return Answer(last.result_json(), f"last run: {run_summary(last)}")
-
-
-async def _tests_covering(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
-    folder, project, file = actions.covering_target(tool.name, host.folders, args)
-    answer = await actions.covering_tests(
-        tool.name, folder, project, file, args, host.coverage, trusted=host.trusted, on_start=on_start
-    )
-    return Answer(answer, covering_summary(answer))
-
-
-async def _detect(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
-    folder, where = actions.target(host.folders, args)
-    document = actions.detect(folder, where)
-    return Answer(document, detect_summary(document))
-
-
-async def _diagnostics(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
-    found = await actions.file_diagnostics(tool.name, host.folders, args, trusted=host.trusted, on_start=on_start)
-    return Answer(found.to_json(), diagnostics_summary(found))
-
-
 def fixes_summary(outcome: FixOutcome) -> str:
     """`fixed 9 findings in 2 files; 8 left` (`would fix` for a dry run), then the files and what is left."""
     verb = "would fix" if outcome.dry_run else "fixed"
@@ -260,118 +243,7 @@ def fixes_summary(outcome: FixOutcome) -> str:
     return "\n".join([*lines, *_issue_lines(outcome.remaining)])
 
 
-async def _apply_fixes(host: Host, args: CommandArgs, tool: AgentTool, on_start: OnStart) -> Answer:
-    outcome = await actions.fix_findings(tool.name, host.folders, args, trusted=host.trusted)
-    return Answer(outcome.to_json(), fixes_summary(outcome))
-
-
-_TARGET = ("language", "path")
-_RUN = (*_TARGET, "timeout")
-_RESULT = (
-    " Returns a RunResult: ok, argv, cwd, exitCode, timedOut, durationMs, output (capped), issues"
-    " (file/line/column/severity/rule/message)"
-)
-
-TOOLS: tuple[AgentTool, ...] = (
-    AgentTool(
-        "run_tests",
-        "lintel.runTests",
-        "Run the project's tests (pytest, go test, cargo test, the package.json test script): all of them, only"
-        " `tests`, or those in the test file or folder `path` names (a `path` naming the project or a source file"
-        " runs the whole suite); `scope` in the result says which." + _RESULT + " and failures (name, file, line,"
-        " message). Failing tests are a result (ok: false), not an error.",
-        (*_RUN, "tests"),
-        _run_tests,
-    ),
-    AgentTool(
-        "run_failing_tests",
-        "lintel.runFailingTests",
-        "Rerun exactly the tests that failed in the project's last run_tests (or run_failing_tests); the rerun"
-        " becomes the last run. An error when no run was recorded: it never runs the whole suite." + _RESULT + ".",
-        _RUN,
-        _project_run(actions.run_failing_tests),
-    ),
-    AgentTool(
-        "last_test_failures",
-        "lintel.lastTestFailures",
-        "The last run_tests result of the project (its failures), without running anything; nothing when no run"
-        " was recorded since lintel started.",
-        _TARGET,
-        _last_test_failures,
-    ),
-    AgentTool(
-        "run_lint",
-        "lintel.lint",
-        "Lint the whole project (ruff, eslint or the lint script, golangci-lint, clippy)." + _RESULT + ".",
-        _RUN,
-        _check("lint"),
-    ),
-    AgentTool(
-        "run_typecheck",
-        "lintel.typecheck",
-        "Type-check the project (mypy/pyright, tsc or the typecheck script, go vet, cargo check)." + _RESULT + ".",
-        _RUN,
-        _check("typecheck"),
-    ),
-    AgentTool(
-        "run_format_check",
-        "lintel.format",
-        "Check formatting without changing files (ruff format --diff, prettier --check, gofmt -l, rustfmt --check)."
-        + _RESULT
-        + ": one per file that is not formatted.",
-        _RUN,
-        _check("format"),
-    ),
-    AgentTool(
-        "run_script",
-        "lintel.runScript",
-        "Run a package.json script with the project's package manager (from its lock file: npm, pnpm, yarn, bun)."
-        " An unknown script is an error listing the available ones." + _RESULT + "; a failing script is ok: false"
-        " with one issue holding the end of its output.",
-        ("script", "args", *_RUN),
-        _project_run(actions.run_package_script),
-        required=("script",),
-    ),
-    AgentTool(
-        "tests_covering",
-        "lintel.testsCovering",
-        "The tests that execute `file`:`line` (1-based), from the project's last coverage run (run first when there"
-        " is none or the file changed since): call it before editing a function, then run_tests with those tests."
-        " Returns {file, line, tests, granularity (test where the tool can tell, else file or package), covered,"
-        " executable, source, note?}.",
-        ("file", "line", "language", "timeout"),
-        _tests_covering,
-        required=("file", "line"),
-    ),
-    AgentTool(
-        "detect",
-        "lintel.detect",
-        "The projects under the workspace (or under `path`): language, root, the command each check would run,"
-        " and whether every binary it needs was found. Runs nothing.",
-        ("path",),
-        _detect,
-    ),
-    AgentTool(
-        "apply_fixes",
-        "lintel.fixAll",
-        "Apply the linters' own fixes (ruff --fix, eslint --fix, clippy --fix, golangci-lint --fix) to the project"
-        " `file` or `path` names, only in that file or folder when it is inside the project, and only for `rules`"
-        " when given; `unsafe` adds the tools' unsafe fixes; `dry_run` writes nothing. Returns {applied, files"
-        " [{file, diff, fixes}], remaining (the issues left), dryRun}.",
-        ("file", "path", "language", "rules", "unsafe", "dry_run", "timeout"),
-        _apply_fixes,
-    ),
-    AgentTool(
-        "diagnostics",
-        None,
-        "The lint and format findings for one file, as the editor shows them after a save: call it right after"
-        " writing a file. Returns {ok, language, file, issues, runs} (runs: the RunResult of each tool).",
-        ("file", "language", "timeout"),
-        _diagnostics,
-        required=("file",),
-    ),
-)
-
+TOOLS: tuple[AgentTool, ...] = tuple(AgentTool(entry) for entry in MCP_TOOLS.values())
 BY_NAME = {tool.name: tool for tool in TOOLS}
 
 
@@ -382,4 +254,4 @@ def find(name: str) -> AgentTool:
     return tool
 
 
-__all__ = ["TOOLS", "ActionError", "AgentTool", "Answer", "find", "run_summary"]
+__all__ = ["TOOLS", "ActionError", "AgentTool", "Answer", "answer", "find", "run_summary"]
