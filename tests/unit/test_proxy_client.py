@@ -490,7 +490,7 @@ async def test_a_stopped_child_is_freed(tmp_path: Path) -> None:
     )
     await child.stop()
     gone = weakref.ref(child)
-    protocol = weakref.ref(child.protocol)
+    connection = weakref.ref(child.connection)
     del child
     gc.collect()
-    assert (gone(), protocol()) == (None, None)
+    assert (gone(), connection()) == (None, None)
