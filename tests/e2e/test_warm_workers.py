@@ -341,7 +341,7 @@ async def test_a_ruff_config_change_restarts_its_worker_with_the_new_rules(start
 # command (the CLI) runs as it is.
 RUFF_TAP = """#!/bin/sh
 if [ "$1" = server ]; then
-  tee -a {log} | {ruff} "$@"
+  tee -a {log} | {ruff} "$@" | tee -a {log}.out
   exit $?
 fi
 exec {ruff} "$@"
@@ -363,6 +363,19 @@ def tapped_ruff(tmp_path: Path) -> tuple[Path, Path]:
 
 def requests_sent(log: Path) -> int:
     return log.read_text(encoding="utf-8", errors="replace").count('"textDocument/diagnostic"')
+
+
+def answers_given(log: Path) -> int:
+    """The diagnostic reports ruff server wrote (its output, beside the input log)."""
+    out = log.with_name(log.name + ".out")
+    return out.read_text(encoding="utf-8", errors="replace").count('"kind":"full"') if out.exists() else 0
+
+
+async def wait_answers(log: Path, count: int) -> None:
+    deadline = time.monotonic() + GONE_TIMEOUT
+    while answers_given(log) < count:
+        assert time.monotonic() < deadline, f"ruff server gave {answers_given(log)} lint answers, not {count}"
+        await asyncio.sleep(0.02)
 
 
 async def wait_requests(log: Path, count: int) -> None:
@@ -400,12 +413,13 @@ async def test_a_save_takes_the_lint_its_change_started_only_for_that_text(start
     published = len(editor.client.published)
     editor.change(uri, with_import)
     await wait_requests(log, 2)  # linted ahead...
-    await asyncio.sleep(0.3)
-    assert [p for p in editor.client.published[published:] if p.uri == uri] == []  # ...and not published
     editor.path(PY_FILE).write_text(with_import, encoding="utf-8")
     saved = len(editor.client.published)
     editor.did_save(uri)
     after_save = ruff_findings(await editor.wait_for_publish(uri, saved))
+    await editor.alive()  # a round trip: whatever the answer published has reached the client
+    # ...and not published: since the change, the save's is the file's only publish.
+    assert len([p for p in editor.client.published[published:] if p.uri == uri]) == 1
 
     assert ("F401", 0) in after_save
     assert after_save == cli_findings(editor.root, PY_FILE)
@@ -427,12 +441,16 @@ async def test_a_config_change_after_the_lint_ahead_is_the_saves_config(start: S
     """The lint ahead ran with the old rules; ruff's configuration changes before the save: the save's findings
     are the new rules' (the worker restarts), never the lint ahead's."""
     require_linter("python")
-    editor = await start("python", init_options=NO_FORMAT_CHECK)
+    program, log = tapped_ruff(tmp_path)
+    settings = {**NO_FORMAT_CHECK, "languages": {"python": {"binaries": {"ruff": str(program)}}}}
+    editor = await start("python", init_options=settings)
     uri, opened = await open_and_wait(editor, PY_FILE)
+    await wait_answers(log, 1)
     first = the_ruff_server(editor.root)
     text = editor.path(PY_FILE).read_text(encoding="utf-8") + "\n"
     editor.change(uri, text)
-    await asyncio.sleep(0.5)  # the lint ahead is answered (the same process: nothing to wait on from outside)
+    await wait_requests(log, 2)
+    await wait_answers(log, 2)  # the lint ahead is answered
 
     pyproject = editor.path("pyproject.toml")
     pyproject.write_text(

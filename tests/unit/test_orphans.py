@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,11 +29,38 @@ def wait_ended(process: subprocess.Popen[bytes], timeout: float = 10) -> int:
     return process.wait(timeout)
 
 
+def until(predicate: Callable[[], bool], what: str) -> None:
+    """Poll until `predicate` holds (a process got where the test needs it); fails after ~10 s of polls."""
+    for _ in range(1000):
+        if predicate():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"{what} never happened")
+
+
+def ignores(pid: int, sig: signal.Signals) -> bool:
+    """Whether process `pid` ignores `sig` now (its SigIgn mask in /proc)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    mask = next((line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:")), "0")
+    return bool(int(mask, 16) & (1 << (sig - 1)))
+
+
+def execed(process: subprocess.Popen[bytes]) -> bool:
+    """Whether the exec is done: /proc shows the program's command line (and its new environment)."""
+    try:
+        return b"time.sleep(600)" in Path(f"/proc/{process.pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def test_carries_reads_the_cookie_among_several_owners() -> None:
     tagged = sleeper("outer-1 inner-2")
     other = sleeper("outer-12")
     try:
-        time.sleep(0.1)  # exec done: /proc shows the new environment
+        until(lambda: execed(tagged) and execed(other), "the exec")  # /proc shows the new environment
         assert orphans.carries(tagged.pid, "inner-2")
         assert orphans.carries(tagged.pid, "outer-1")
         assert not orphans.carries(other.pid, "outer-1")  # a token, not a prefix
@@ -47,7 +75,7 @@ def test_sweep_ends_tagged_processes_only_even_those_that_left_the_group() -> No
     tagged = [sleeper("c-1"), sleeper("x c-1", detached=True)]
     bystander = sleeper("c-2")
     try:
-        time.sleep(0.1)
+        until(lambda: all(execed(p) for p in (*tagged, bystander)), "the exec")
         assert orphans.sweep("c-1", grace=1.0) == 2
         for process in tagged:
             assert wait_ended(process) == -signal.SIGTERM
@@ -64,7 +92,7 @@ def test_sweep_kills_what_ignores_sigterm() -> None:
         env={**os.environ, orphans.OWNERS_VARIABLE: "s-1"},
     )
     try:
-        time.sleep(0.3)
+        until(lambda: ignores(stubborn.pid, signal.SIGTERM), "SIGTERM ignored")
         assert orphans.sweep("s-1", grace=0.5) >= 1
         assert wait_ended(stubborn) == -signal.SIGKILL
     finally:
@@ -80,7 +108,8 @@ def test_the_watchdog_sweeps_when_its_pipe_closes_and_not_before() -> None:
     )
     tagged = sleeper("w-1")
     try:
-        time.sleep(0.5)
+        # Its handlers set, it is in its read loop: only the pipe's end makes it sweep.
+        until(lambda: ignores(watchdog.pid, signal.SIGTERM) and execed(tagged), "the watchdog's start")
         assert tagged.poll() is None  # lintel still runs: nothing is touched
         assert watchdog.stdin is not None
         watchdog.stdin.close()  # what lintel's end does, SIGKILL included

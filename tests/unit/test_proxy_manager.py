@@ -1,10 +1,10 @@
-"""The manager on fake children from an injected factory: lazy start, document sync and replay, missing
-binaries, trust, crash restarts with backoff and the restart limit, shutdown."""
+"""The manager on fake children from an injected factory and a ManualClock: lazy start, document sync and replay,
+missing binaries, trust, crash restarts with backoff and the restart limit (the clock advanced, never slept on),
+shutdown."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +15,7 @@ from lintel.core.positions import Unit
 from lintel.engine.servers import Command
 from lintel.frontends.relay.client import Answer, ChildFailed, ChildSpec, ChildState
 from lintel.frontends.relay.manager import ChildKey, Manager, RestartPolicy
+from lintel.runtime.clock import ManualClock
 from lsprotocol import types
 
 ROOT = Path("/work/project")
@@ -24,8 +25,11 @@ SUFFIXES: dict[str, str] = {".go": "go", ".ts": "node", ".py": "python"}
 class FakeChild:
     """A child in memory: records what it was sent; `crash()` is SIGKILL; `start_error` a failed start."""
 
-    def __init__(self, spec: ChildSpec, start_error: str | None = None, start_delay: float = 0.0) -> None:
+    def __init__(
+        self, spec: ChildSpec, clock: ManualClock, start_error: str | None = None, start_delay: float = 0.0
+    ) -> None:
         self.spec = spec
+        self.clock = clock
         self.state = ChildState.STOPPED
         self.failure: str | None = None
         self.failed_at: float | None = None
@@ -93,7 +97,7 @@ class FakeChild:
     def crash(self, reason: str = "was killed by SIGKILL") -> None:
         self.state = ChildState.FAILED
         self.failure = f"{self.name} {reason}"
-        self.failed_at = time.monotonic()
+        self.failed_at = self.clock.now()
 
     def methods(self) -> list[str]:
         return [method for method, _ in self.sent]
@@ -169,13 +173,14 @@ class Hooks:
 
 
 class Factory:
-    def __init__(self) -> None:
+    def __init__(self, clock: ManualClock) -> None:
+        self.clock = clock
         self.made: list[FakeChild] = []
         self.start_error: str | None = None
         self.start_delay = 0.0
 
     def __call__(self, spec: ChildSpec) -> FakeChild:
-        child = FakeChild(spec, self.start_error, self.start_delay)
+        child = FakeChild(spec, self.clock, self.start_error, self.start_delay)
         self.made.append(child)
         return child
 
@@ -189,13 +194,18 @@ def hooks() -> Hooks:
 
 
 @pytest.fixture
-def factory() -> Factory:
-    return Factory()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
-def manager(hooks: Hooks, factory: Factory) -> Manager:
-    return Manager(factory, hooks, POLICY)
+def factory(clock: ManualClock) -> Factory:
+    return Factory(clock)
+
+
+@pytest.fixture
+def manager(hooks: Hooks, factory: Factory, clock: ManualClock) -> Manager:
+    return Manager(factory, hooks, POLICY, clock)
 
 
 def uri(relative: str) -> str:
@@ -314,22 +324,34 @@ async def test_a_crashed_child_is_restarted_on_next_use_with_its_documents(
     assert params.text_document.text == "two"
 
 
-async def test_restarts_back_off_and_stop_after_the_limit(manager: Manager, hooks: Hooks, factory: Factory) -> None:
+async def child_now(manager: Manager, relative: str) -> Any:
+    """`child_for`, which must answer without the clock moving (a request never waits out a backoff); the real
+    timeout only keeps a regression from hanging the run."""
+    return await asyncio.wait_for(manager.child_for(uri(relative)), 10)
+
+
+async def test_restarts_back_off_and_stop_after_the_limit(
+    manager: Manager, hooks: Hooks, factory: Factory, clock: ManualClock
+) -> None:
     manager.did_open(hooks.open("api/a.go"))
-    assert await manager.child_for(uri("api/a.go")) is not None
+    assert await child_now(manager, "api/a.go") is not None
     factory.made[-1].crash()
-    assert await manager.child_for(uri("api/a.go")) is not None  # 1st failure: at once
+    assert await child_now(manager, "api/a.go") is not None  # 1st failure: at once
     factory.made[-1].crash()
-    started = time.monotonic()
-    assert await manager.child_for(uri("api/a.go")) is None  # 2nd: after 0.2 s, this request does not wait
-    assert time.monotonic() - started < 0.1
-    await asyncio.sleep(0.25)
-    assert await manager.child_for(uri("api/a.go")) is not None
-    assert time.monotonic() - started >= 0.2
+    assert await child_now(manager, "api/a.go") is None  # 2nd: after 0.2 s, this request does not wait
+    await clock.advance(0.19)
+    assert await child_now(manager, "api/a.go") is None  # still backing off
+    assert len(factory.made) == 2
+    await clock.advance(0.01)
+    assert await child_now(manager, "api/a.go") is not None
+    assert len(factory.made) == 3
     factory.made[-1].crash()
-    assert await manager.child_for(uri("api/a.go")) is None  # 3rd: after 0.4 s
-    await asyncio.sleep(0.5)
-    assert await manager.child_for(uri("api/a.go")) is not None
+    assert await child_now(manager, "api/a.go") is None  # 3rd: after 0.4 s
+    await clock.advance(0.39)
+    assert await child_now(manager, "api/a.go") is None
+    assert len(factory.made) == 3
+    await clock.advance(0.01)
+    assert await child_now(manager, "api/a.go") is not None
     assert len(factory.made) == 4
     assert hooks.told == []
     factory.made[-1].crash()  # 4th failure within the minute: given up
@@ -345,8 +367,11 @@ async def test_restarts_back_off_and_stop_after_the_limit(manager: Manager, hook
         in message
     )
     # Issue 13, 8: giving up was for the whole session; after the cool-down the next request tries again.
-    await asyncio.sleep(2.1)
-    child = await manager.child_for(uri("api/a.go"))
+    await clock.advance(1.99)
+    assert await child_now(manager, "api/a.go") is None
+    assert len(factory.made) == 4
+    await clock.advance(0.01)
+    child = await child_now(manager, "api/a.go")
     assert child is not None
     assert len(factory.made) == 5
     # ...with the document the editor still has open, which the failed ones had been sent.
@@ -355,7 +380,7 @@ async def test_restarts_back_off_and_stop_after_the_limit(manager: Manager, hook
 
 
 async def test_restart_starts_every_child_again_with_its_documents_given_up_ones_too(
-    manager: Manager, hooks: Hooks, factory: Factory
+    manager: Manager, hooks: Hooks, factory: Factory, clock: ManualClock
 ) -> None:
     """Issue 13, 8: `lintel.restartServers` — a server given up on comes back without waiting for the cool-down."""
     manager.did_open(hooks.open("api/a.go", "package api"))
@@ -370,7 +395,7 @@ async def test_restart_starts_every_child_again_with_its_documents_given_up_ones
             break
         if isinstance(running, FakeChild):
             running.crash()
-        await asyncio.sleep(0.5)
+        await clock.advance(0.5)
     go_made = [c for c in factory.made if c.spec.language == "go"]
     assert hooks.told
     assert hooks.told[-1][0].startswith("gave-up:go:")
@@ -405,12 +430,12 @@ async def test_restart_in_an_untrusted_workspace_starts_nothing(
 
 
 async def test_failed_starts_count_towards_the_limit_and_say_why(
-    manager: Manager, hooks: Hooks, factory: Factory
+    manager: Manager, hooks: Hooks, factory: Factory, clock: ManualClock
 ) -> None:
     factory.start_error = "exited with code 1: error: Unknown binary 'rust-analyzer'"
     for _ in range(20):
         assert await manager.child_for(uri("api/a.go")) is None
-        await asyncio.sleep(0.05)
+        await clock.advance(0.05)
     assert len(factory.made) == 4  # the first try and three restarts
     causes = [c for c, _ in hooks.told]
     assert causes[0].startswith("start-failed:")
@@ -515,12 +540,12 @@ async def test_an_untrusted_workspace_stops_every_child(manager: Manager, hooks:
 
 
 async def test_a_slot_that_gave_up_tries_again_once_its_command_changes(
-    manager: Manager, hooks: Hooks, factory: Factory
+    manager: Manager, hooks: Hooks, factory: Factory, clock: ManualClock
 ) -> None:
     factory.start_error = "exited with code 1: bad flag"
     for _ in range(20):
         assert await manager.child_for(uri("api/a.go")) is None
-        await asyncio.sleep(0.05)
+        await clock.advance(0.05)
     assert hooks.told[-1][0].startswith("gave-up:")
     tries = len(factory.made)
     await manager.reconcile()  # nothing changed: still given up

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from lintel.core.issues import Issue, make_issue
 from lintel.engine.workers.base import LintWorker, WorkerError, WorkerKey, WorkerUnsupported
-from lintel.engine.workers.pool import MAX_FAILURES, WorkerKind, WorkerPool
+from lintel.engine.workers.pool import BACKOFF_SECONDS, MAX_FAILURES, WorkerKind, WorkerPool
+from lintel.runtime.clock import ManualClock
 
 FINDING = make_issue(kind="lint", message="m", source="fake", severity="error", file="a.js", line=1, column=1)
 
@@ -73,8 +74,11 @@ class Harness:
         self.answer: list[Issue] | Exception = [FINDING]  # what the workers made from now on answer
         self.refusal: WorkerError | None = None  # what their start raises
         self.first_made = asyncio.Event()
+        self.clock = ManualClock()  # idle stops and rests: advanced by the tests, never slept on
         self.pool = WorkerPool(
-            {"fake": WorkerKind("true", self.factory)}, report=lambda cause, message: self.told.append((cause, message))
+            {"fake": WorkerKind("true", self.factory)},
+            report=lambda cause, message: self.told.append((cause, message)),
+            clock=self.clock,
         )
 
     def factory(self, key: WorkerKey, binary: Path, env: Mapping[str, str]) -> FakeWorker:
@@ -236,12 +240,34 @@ async def test_a_superseded_request_leaves_the_worker_starting_or_running(tmp_pa
 
 async def test_an_idle_worker_is_stopped_and_the_next_request_starts_one(tmp_path: Path) -> None:
     harness = Harness(tmp_path)
-    await harness.lint(idle_seconds=0.01)
+    await harness.lint(idle_seconds=30)
     worker = harness.made[0]
-    await worker.ended.wait()
+    await harness.clock.advance(29)
+    assert not worker.stopped
+    await harness.lint(idle_seconds=30)  # a request re-arms the idle stop
+    await harness.clock.advance(29)
+    assert not worker.stopped
+    await harness.clock.advance(1)
+    await asyncio.wait_for(worker.ended.wait(), 10)
     assert harness.pool.worker(harness.key) is None
     assert await harness.lint() == [FINDING]
     assert len(harness.made) == 2
+    await harness.pool.stop_all()
+
+
+async def test_a_resting_key_tries_again_after_its_rest(tmp_path: Path) -> None:
+    harness = Harness(tmp_path)
+    harness.answer = WorkerError("it crashed")
+    for _ in range(MAX_FAILURES):
+        assert await harness.lint() is None
+    made = len(harness.made)
+    await harness.clock.advance(BACKOFF_SECONDS - 1)
+    assert await harness.lint() is None  # still resting: no worker started
+    assert len(harness.made) == made
+    harness.answer = [FINDING]
+    await harness.clock.advance(1)
+    assert await harness.lint() == [FINDING]
+    assert len(harness.made) == made + 1
     await harness.pool.stop_all()
 
 

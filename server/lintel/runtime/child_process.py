@@ -1,5 +1,6 @@
-"""A child language server's operating-system process: started as the leader of its own process group, its
-stdout read as JSON-RPC messages, its stderr drained, its end noticed, and the whole group killed with it."""
+"""A long-lived child's operating-system process (a language server, a warm worker): started as the leader of its
+own process group, its stdout read as framed messages (lintel.runtime.wire), its stderr drained, its end noticed,
+and the whole group killed with it. lintel.runtime.rpc speaks over it."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ from typing import Any
 from lintel.runtime import piped
 from lintel.runtime.piped import Piped
 from lintel.runtime.process import signal_group, stop_group
-from lintel.runtime.wire import MessageReader
+from lintel.runtime.wire import LineReader, MessageReader
+
+# A framing reader of the child's stdout: `done` once the pipe closed.
+Reader = MessageReader | LineReader
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +61,7 @@ def describe_exit(returncode: int | None) -> str:
 class ChildProcess:
     """One run of a child: `spawn` starts it, `read` connects its output, `stop`/`kill` end its process group.
 
-    Its stdout is a pipe of lintel's own, read by a MessageReader (lintel.runtime.wire) rather than a StreamReader.
+    Its stdout is a pipe of lintel's own, read by a framing protocol (lintel.runtime.wire) rather than a StreamReader.
     """
 
     def __init__(self, started: Piped, read_end: int, label: str, tail: deque[str]) -> None:
@@ -102,12 +106,15 @@ class ChildProcess:
     def stdin(self) -> asyncio.StreamWriter:
         return self._stdin
 
-    async def read(self, on_message: Callable[[bytes], None], on_exit: Callable[[str], None]) -> None:
-        """Hand each message it writes to `on_message`; if it ends without `stop`, `on_exit(how it ended)`."""
-        messages = MessageReader(on_message, self.label)
-        self._stdout, _ = await asyncio.get_running_loop().connect_read_pipe(
-            lambda: messages, os.fdopen(self._read_end, "rb", buffering=0)
-        )
+    async def read(self, messages: Reader, on_exit: Callable[[str], None]) -> None:
+        """Feed its output to `messages`; if it ends without `stop`, `on_exit(how it ended)`."""
+        try:
+            self._stdout, _ = await asyncio.get_running_loop().connect_read_pipe(
+                lambda: messages, os.fdopen(self._read_end, "rb", buffering=0)
+            )
+        except BaseException:
+            self.kill()  # cancelled while connecting (a start cancelled at shutdown): nothing is left running
+            raise
         reader = asyncio.ensure_future(messages.done)
         drain = asyncio.create_task(self._drain(), name=f"{self.label} stderr")
         watch = asyncio.create_task(self._watch(reader, drain, on_exit), name=f"{self.label} watch")

@@ -80,6 +80,19 @@ def with_cookie(env: Mapping[str, str] | None, cookie: str) -> dict[str, str]:
     return {**base, OWNERS_VARIABLE: f"{base.get(OWNERS_VARIABLE, '')} {cookie}".strip()}
 
 
+def inherited(env: Mapping[str, str] | None) -> dict[str, str] | None:
+    """An environment for a child: `env` with the owners of this process added (None: this process's own, which
+    has them). The cookie survives a caller that built the child's environment from scratch."""
+    if env is None:
+        return None
+    mine = os.environ.get(OWNERS_VARIABLE, "").split()
+    theirs = env.get(OWNERS_VARIABLE, "").split()
+    missing = [cookie for cookie in mine if cookie not in theirs]
+    if not missing:
+        return dict(env)
+    return {**env, OWNERS_VARIABLE: " ".join([*theirs, *missing])}
+
+
 def carries(pid: int, cookie: str) -> bool:
     """Whether process `pid` was started (at any depth) by the lintel whose cookie this is."""
     try:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from lintel.runtime.orphans import inherited
 from lintel.runtime.process import ExitWatch, signal_group
 
 STDIN_PIPE_BYTES = 1 << 20  # /proc/sys/fs/pipe-max-size's default: what an unprivileged process may ask
@@ -34,14 +35,15 @@ def fork(
     argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None, stdout: int = subprocess.PIPE
 ) -> subprocess.Popen[bytes]:
     """Fork and exec it, the leader of its own session (so of its own process group, killed as a whole);
-    OSError when it cannot be started."""
+    OSError when it cannot be started. It carries lintel's orphan cookie (lintel.runtime.orphans) even when given
+    an environment of its own: the watchdog ends it should lintel die without stopping it."""
     proc = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
         stdout=stdout,
         stderr=subprocess.PIPE,
         cwd=cwd,
-        env=dict(env) if env is not None else None,
+        env=inherited(env),
         start_new_session=True,
     )
     assert proc.stdin is not None

@@ -1,5 +1,5 @@
 """JSON-RPC framing on the hot path of relaying: reading `Content-Length` framed messages from a pipe,
-encoding one, and writing them coalesced.
+encoding one, and writing them coalesced; and the JSON-lines framing of lintel's own workers (LineReader).
 
 Used for both of lintel's connections, to the editor and to each child language server. pygls does the same
 work per message with more machinery (a structuring hook on every JSON object, a flush per message); a relayed
@@ -9,6 +9,7 @@ navigation request crosses four of these pipes, so their cost is lintel's added 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -116,6 +117,57 @@ _OTHER_HEADERS = re.compile(rb"(?:[A-Za-z][A-Za-z0-9-]*[ \t]*:[^\r\n]*\r?\n)*")
 # A header line with its real line break: never inside a JSON body (strings escape CR and LF).
 _HEADER_IN_BODY = re.compile(rb"(?i)content-length[ \t]*:[ \t]*\d+[ \t]*\r?\n")
 _KEEP = 64
+
+
+class LineReader(asyncio.Protocol):
+    """Newline-delimited messages, each handed to `on_message` (without its newline) as it arrives; `done`
+    resolves when the pipe closes. A line longer than `limit` bytes is not read: `on_overflow` is called once and
+    nothing more is handed on (the writer is broken)."""
+
+    def __init__(
+        self, on_message: Callable[[bytes], None], name: str, *, limit: int, on_overflow: Callable[[int], None]
+    ) -> None:
+        self._on_message = on_message
+        self._name = name
+        self._limit = limit
+        self._on_overflow = on_overflow
+        self._buffer = bytearray()
+        self._broken = False
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def data_received(self, data: bytes) -> None:
+        if self._broken:
+            return
+        buffer = self._buffer
+        start = len(buffer)
+        buffer += data
+        while True:
+            end = buffer.find(b"\n", start)
+            if end < 0:
+                break
+            line = bytes(buffer[:end])
+            del buffer[: end + 1]
+            start = 0
+            if line.strip():
+                try:
+                    self._on_message(line)
+                except Exception as exc:
+                    log.error(
+                        "%s: cannot handle a line (%s: %.200s): %.300r", self._name, type(exc).__name__, exc, line
+                    )
+                    log.debug("the line's error", exc_info=exc)
+        if len(buffer) > self._limit:
+            self._broken = True
+            self._buffer = bytearray()
+            self._on_overflow(self._limit)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._broken and self._buffer.strip():
+            line, self._buffer = bytes(self._buffer), bytearray()
+            with contextlib.suppress(Exception):
+                self._on_message(line)
+        if not self.done.done():
+            self.done.set_result(None)
 
 
 class BatchWriter:

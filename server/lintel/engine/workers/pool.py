@@ -1,6 +1,7 @@
 """The warm workers of one lintel server: one per WorkerKey (tool, project root), started on first use, stopped
 when idle, restarted when the tool's configuration or installation changed, when it died or after a failure.
 A request the worker cannot answer comes back None and the caller runs the CLI; the failure is reported.
+The slots, starts, rests after failures and idle stops are lintel.runtime.supervisor's, on an injected clock.
 docs/design.md, "Warm workers"."""
 
 from __future__ import annotations
@@ -8,16 +9,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import os
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 from lintel.core.issues import Issue
 from lintel.engine.workers.base import FixingWorker, LintWorker, WorkerError, WorkerKey, WorkerUnsupported
+from lintel.runtime import supervisor
+from lintel.runtime.clock import Clock
+from lintel.runtime.supervisor import RestartPolicy, Supervisor
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,8 @@ Report = Callable[[str, str], object]
 # a project whose worker cannot start (a node too old for its eslint) must not pay a failed start on every save.
 MAX_FAILURES = 3
 BACKOFF_SECONDS = 300.0
+# Failures in a row (an answer forgives them), no delay before the next start: the caller is on the CLI meanwhile.
+POLICY = RestartPolicy(max_restarts=MAX_FAILURES - 1, window=float("inf"), base=0.0, cap=0.0, cooldown=BACKOFF_SECONDS)
 
 # (exists, mtime_ns, size) of a watched file: a change of any means the tool must be loaded again.
 Stamp = tuple[bool, int, int]
@@ -78,13 +82,6 @@ def _failure(key: WorkerKey, exc: Exception, timeout: float) -> str:
     return f"failed ({exc!r})"
 
 
-def _kill(worker: object) -> None:
-    """SIGKILL a worker's processes at once, where it can (LintWorker.stop is async: no use at exit)."""
-    kill = getattr(worker, "kill", None)
-    if callable(kill):
-        kill()
-
-
 def stamp(path: Path) -> Stamp:
     try:
         st = os.stat(path)
@@ -93,30 +90,33 @@ def stamp(path: Path) -> Stamp:
     return (True, st.st_mtime_ns, st.st_size)
 
 
-@dataclass
-class _Slot:
-    """One key's worker and its history."""
+@dataclass(eq=False)
+class _Slot(supervisor.Slot[WorkerKey, LintWorker]):
+    """One key's worker (`child`) and its history."""
 
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one request at a time
-    worker: LintWorker | None = None
-    starting: asyncio.Future[LintWorker | None] | None = None
     stamps: dict[Path, Stamp] = field(default_factory=dict)  # of its watched files, as it loaded them
-    failures: int = 0  # in a row
-    resting_until: float = 0.0  # monotonic; no worker is started before (unless the watched files change)
-    idle: asyncio.TimerHandle | None = None
     # A request sent at once by `lint_now`, outside the lock: the next `lint` waits for it (one at a time).
     sent: asyncio.Task[tuple[list[Issue], LintWorker] | None] | None = None
+
+
+def _alive(worker: LintWorker) -> bool:
+    return worker.alive
 
 
 class WorkerPool:
     """Warm workers by key. `lint` answers from the key's worker or returns None for the CLI to run."""
 
-    def __init__(self, kinds: Mapping[str, WorkerKind], report: Report) -> None:
+    def __init__(self, kinds: Mapping[str, WorkerKind], report: Report, clock: Clock | None = None) -> None:
         self.kinds = kinds
         self.report = report
-        self._slots: dict[WorkerKey, _Slot] = {}
-        self._stopping: set[asyncio.Task[None]] = set()
-        self._closed = False
+        self._slots: Supervisor[WorkerKey, LintWorker, _Slot] = Supervisor(
+            _Slot, policy=POLICY, clock=clock, alive=_alive, label="warm worker"
+        )
+
+    @property
+    def _closed(self) -> bool:
+        return self._slots.closed
 
     def kind(self, tool: str) -> WorkerKind | None:
         return self.kinds.get(tool)
@@ -125,13 +125,13 @@ class WorkerPool:
         """Whether the key's worker is up, so that a lint of its is a request and not a process (a key resting
         after failures, or with no worker yet, is linted by the CLI or by a worker still to start)."""
         slot = self._slots.get(key)
-        worker = slot.worker if slot is not None else None
+        worker = slot.child if slot is not None else None
         return worker is not None and worker.alive and not self._closed
 
     def worker(self, key: WorkerKey) -> LintWorker | None:
         """The key's running worker, if any (tests and benchmarks look at its process)."""
         slot = self._slots.get(key)
-        return slot.worker if slot is not None else None
+        return slot.child if slot is not None else None
 
     async def lint(
         self,
@@ -151,13 +151,11 @@ class WorkerPool:
         kind = self.kinds.get(key.tool)
         if kind is None or self._closed:
             return None
-        slot = self._slots.setdefault(key, _Slot())
+        slot = self._slots.slot(key)
         async with slot.lock:
             if slot.sent is not None:
                 await asyncio.wait({slot.sent})
-            if slot.idle is not None:
-                slot.idle.cancel()
-                slot.idle = None
+            self._slots.disarm_idle(slot)
             worker = await self._ready(key, slot, kind, binary, env, timeout)
             if worker is None:
                 return None
@@ -173,7 +171,7 @@ class WorkerPool:
         """`text` as the key's running worker's fix mode leaves it (the editor's fix-all: a request, not a process).
         WorkerUnsupported when no running worker of the key can fix; WorkerError when it could not answer."""
         slot = self._slots.get(key)
-        worker = slot.worker if slot is not None else None
+        worker = slot.child if slot is not None else None
         fix = getattr(worker, "fix", None)
         if slot is None or worker is None or not worker.alive or fix is None or self._closed:
             raise WorkerUnsupported(f"no running {key.tool} worker fixes {file.name}")
@@ -192,14 +190,12 @@ class WorkerPool:
         slot = self._slots.get(key)
         if self._closed or slot is None or slot.lock.locked() or slot.sent is not None or slot.starting is not None:
             return None
-        worker = slot.worker
+        worker = slot.child
         # Its watched files are not looked at here (a dozen stats before the request): the answer's user looks
         # after it (`still_current`), and a change of configuration meanwhile is caught there as well.
         if worker is None or not worker.alive:
             return None
-        if slot.idle is not None:
-            slot.idle.cancel()
-            slot.idle = None
+        self._slots.disarm_idle(slot)
         try:
             answer = worker.lint(file, text, workspace=workspace)
         except WorkerError as exc:
@@ -224,7 +220,7 @@ class WorkerPool:
             what = _failure(key, exc, timeout)
             slot.sent = None  # the lock's next holder must not wait for this very task
             async with slot.lock:
-                if slot.worker is worker and not self._closed:
+                if slot.child is worker and not self._closed:
                     await self._failed(key, slot, what)
             return None
         # A `lint` holding the lock now arms the idle stop when it ends.
@@ -233,20 +229,16 @@ class WorkerPool:
 
     def _answered(self, key: WorkerKey, slot: _Slot, worker: LintWorker, idle_seconds: float) -> None:
         """After an answer: no failure in a row, the files it named (a config found) watched, the idle stop armed."""
-        slot.failures = 0
+        self._slots.forgive(slot)
         self._note_watched(slot, worker.watched())
-        if idle_seconds > 0:
-            slot.idle = asyncio.get_running_loop().call_later(idle_seconds, self._idle, key, slot)
+        self._slots.arm_idle(slot, idle_seconds, lambda: self._idle(key, slot))
 
     def still_current(self, key: WorkerKey, worker: LintWorker) -> bool:
         """Whether `worker` is still the key's running worker with its tool's files as it loaded them: an answer
         it gave earlier for a text is the answer it would give for that text now (server/documents.py)."""
         slot = self._slots.get(key)
         return (
-            slot is not None
-            and slot.worker is worker
-            and worker.alive
-            and self._changed(slot, worker.watched()) is None
+            slot is not None and slot.child is worker and worker.alive and self._changed(slot, worker.watched()) is None
         )
 
     async def _ready(
@@ -260,7 +252,7 @@ class WorkerPool:
     ) -> LintWorker | None:
         """The key's worker, restarted when its files changed or it died, started when there is none and the
         key is not resting after repeated failures; None when there is none to ask."""
-        worker = slot.worker
+        worker = slot.child
         if worker is not None:
             changed = self._changed(slot, worker.watched())
             if changed is None and worker.alive:
@@ -268,15 +260,14 @@ class WorkerPool:
             why = f"{changed} changed" if changed is not None else "its process ended"
             log.info("%s worker for %s: restarting (%s)", key.tool, key.root, why)
             await self._stop(slot)
-        if slot.resting_until:
-            if time.monotonic() < slot.resting_until and self._changed(slot, list(slot.stamps)) is None:
+        if self._slots.resting(slot):
+            if self._changed(slot, list(slot.stamps)) is None:
                 return None
-            slot.resting_until, slot.failures = 0.0, 0  # rested, or its installation changed: try again
-        if slot.starting is None:
-            slot.starting = asyncio.ensure_future(self._start(key, slot, kind, binary, env, timeout))
+            self._slots.forgive(slot)  # its installation changed: try again
+        starting = self._slots.start(slot, lambda: self._start(key, slot, kind, binary, env, timeout))
         # A superseded request stops waiting, the start goes on for the next one: saves that come faster than
         # the tool loads must not restart its loading each time.
-        return await asyncio.shield(slot.starting)
+        return await asyncio.shield(starting)
 
     async def _start(
         self, key: WorkerKey, slot: _Slot, kind: WorkerKind, binary: Path, env: Mapping[str, str], timeout: float
@@ -290,36 +281,33 @@ class WorkerPool:
                 with contextlib.suppress(Exception):
                     await worker.stop()
                 slot.stamps = {path: stamp(path) for path in worker.watched()}
-            slot.starting = None
             if not isinstance(exc, Exception):
                 raise  # cancelled (the pool is stopping): the process is gone, nothing to report
             if isinstance(exc, WorkerUnsupported):
                 # Not a fault (an older ruff): one log line, no pop-up, and no new start until the installation
                 # (or configuration) changes.
                 log.info("%s worker for %s: not used (%s); the %s CLI lints", key.tool, key.root, exc, key.tool)
-                slot.resting_until = math.inf
+                self._slots.rest(slot)
                 return None
             reason = str(exc) or (f"it did not start within {timeout:g}s" if worker else repr(exc))
             await self._failed(key, slot, f"could not start ({reason})")
             return None
-        slot.starting = None
-        slot.worker = worker
+        slot.child = worker
         slot.stamps = {path: stamp(path) for path in worker.watched()}
         return worker
 
     async def _failed(self, key: WorkerKey, slot: _Slot, what: str) -> None:
         """Stop the worker (the next request starts a fresh one), say so, and rest after repeated failures."""
         await self._stop(slot)
-        slot.failures += 1
+        resting = self._slots.failed(slot)
         self.report(
             f"worker:{key.tool}:{key.root}",
             f"the warm {key.tool} worker for {key.root} {what}; this run uses the {key.tool} CLI",
         )
-        if slot.failures >= MAX_FAILURES:
-            slot.resting_until = time.monotonic() + BACKOFF_SECONDS
+        if resting:
             self.report(
                 f"worker-resting:{key.tool}:{key.root}",
-                f"the warm {key.tool} worker for {key.root} failed {slot.failures} times in a row: the "
+                f"the warm {key.tool} worker for {key.root} failed {len(slot.failures)} times in a row: the "
                 f"{key.tool} CLI is used for the next {BACKOFF_SECONDS / 60:g} minutes, or until its "
                 "configuration or installation changes",
             )
@@ -341,46 +329,23 @@ class WorkerPool:
 
     def _idle(self, key: WorkerKey, slot: _Slot) -> None:
         slot.idle = None
-        if slot.worker is None or slot.lock.locked() or slot.sent is not None:
+        if slot.child is None or slot.lock.locked() or slot.sent is not None:
             return
         log.info("%s worker for %s: stopped after being idle", key.tool, key.root)
-        task = asyncio.ensure_future(self._stop_idle(slot))
-        self._stopping.add(task)
-        task.add_done_callback(self._stopping.discard)
+        self._slots.background(self._stop_idle(slot), "idle stop")
 
     async def _stop_idle(self, slot: _Slot) -> None:
         async with slot.lock:
             if slot.idle is None:  # no request came meanwhile
                 await self._stop(slot)
 
-    @staticmethod
-    async def _stop(slot: _Slot) -> None:
-        worker, slot.worker = slot.worker, None
-        if slot.idle is not None:
-            slot.idle.cancel()
-            slot.idle = None
-        if worker is None:
-            return
-        try:
-            await worker.stop()
-        except Exception:
-            log.exception("%s worker for %s: stop failed", worker.key.tool, worker.key.root)
-            _kill(worker)
+    async def _stop(self, slot: _Slot) -> None:
+        await self._slots.stop(slot)
 
     async def stop_all(self) -> None:
         """Every worker stopped, no new one started (the server's shutdown)."""
-        self._closed = True
-        starting = [slot.starting for slot in self._slots.values() if slot.starting is not None]
-        for task in starting:
-            task.cancel()
-        waiting: list[asyncio.Future[Any]] = [*starting, *self._stopping]
-        for task in waiting:
-            with contextlib.suppress(BaseException):
-                await task
-        slots = list(self._slots.values())
-        await asyncio.gather(*(self._stop(slot) for slot in slots), return_exceptions=True)
+        await self._slots.stop_all()
 
     def kill_all(self) -> None:
         """At interpreter exit (an editor that never sent shutdown): no worker outlives lintel."""
-        for slot in self._slots.values():
-            _kill(slot.worker)
+        self._slots.kill_all()

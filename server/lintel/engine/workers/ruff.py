@@ -2,11 +2,10 @@
 then changed by edits) and asked for its pull diagnostics, each read back into the Issue `ruff check
 --output-format=json` gives (lintel.languages.parsers.python).
 
-`ruff server` is ruff's supported warm path (its in-process check API is not public). lintel speaks LSP to it with
-its own framing (lintel.runtime.wire) and process handling (ChildProcess), not pygls: this is the engine. Each
-diagnostic is
-read back by lintel.engine.workers.ruff_read (its docstring says what the server says differently from the CLI, fixes
-included). Besides those:
+`ruff server` is ruff's supported warm path (its in-process check API is not public). lintel speaks LSP to it
+through lintel's child-process layer (lintel.runtime.rpc over a ChildProcess), not pygls: this is the engine. Each
+diagnostic is read back by lintel.engine.workers.ruff_read (its docstring says what the server says differently from
+the CLI, fixes included). Besides those:
 
 - order: the CLI sorts by start, then by the rule's name, then by message; the server does not sort;
 - a configuration file ruff cannot read: the CLI fails (exit 2), the server says so by `window/showMessage`
@@ -17,9 +16,7 @@ included). Besides those:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import itertools
 import json
 import logging
 import os
@@ -43,8 +40,9 @@ from lintel.engine.workers.ruff_read import (
     rule_name,
 )
 from lintel.runtime.child_process import STDERR_TAIL, ChildProcess, telling_line
+from lintel.runtime.clock import Clock
 from lintel.runtime.process import PARSE_CAP_BYTES, ProcessStartError, run_process
-from lintel.runtime.wire import BatchWriter, encode
+from lintel.runtime.rpc import METHOD_NOT_FOUND, Callbacks, Connection, Lsp, RemoteError, RequestTimeout
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +88,6 @@ _CAPABILITIES: Mapping[str, Any] = {
 
 _PREVIEW_SETTING = re.compile(r"^linter\.preview = (enabled|disabled)$", re.MULTILINE)
 _MESSAGE_ERROR = 1  # window/showMessage type Error
-_METHOD_NOT_FOUND = -32601
 
 
 class RuffWorker:
@@ -104,6 +101,7 @@ class RuffWorker:
         *,
         request_timeout: float = REQUEST_TIMEOUT,
         encodings: Sequence[Unit] = ("utf-32", "utf-16"),
+        clock: Clock | None = None,
     ) -> None:
         self.key = key
         self.binary = binary
@@ -112,10 +110,9 @@ class RuffWorker:
         self.encodings = tuple(encodings)  # offered, in order of preference (the tests offer UTF-16 alone)
         self.encoding: Unit = "utf-16"
         self.failure: str | None = None  # why it can answer no more (set once)
+        self._clock = clock
         self._process: ChildProcess | None = None
-        self._out: BatchWriter | None = None
-        self._ids = itertools.count(1)
-        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._conn: Connection | None = None
         self._documents: OrderedDict[str, tuple[int, str]] = OrderedDict()  # uri -> (version, text), oldest first
         self._relatives: dict[tuple[Path, Path], str] = {}  # (file, workspace) -> the file as the findings name it
         self._refusal: str | None = None  # an error the server showed (a configuration it cannot read)
@@ -151,8 +148,16 @@ class RuffWorker:
         except OSError as exc:
             raise WorkerError(f"cannot run {self.binary} server: {exc.strerror or exc}") from exc
         self._process = process
-        self._out = BatchWriter(process.stdin.write, label)
-        await process.read(self._on_message, self._on_exit)
+        self._conn = Connection(
+            process,
+            Lsp(),
+            label=label,
+            failed=WorkerError,
+            answered_error=lambda error: WorkerError(f"ruff server answered an error: {error.get('message')}"),
+            callbacks=Callbacks(self._on_notification, self._on_request, self._on_exit),
+            clock=self._clock,
+        )
+        await self._conn.open()
         root = self.key.root
         params = {
             "processId": os.getpid(),
@@ -212,8 +217,8 @@ class RuffWorker:
             self._folders.add(file.parent)
         self._sync(uri, text)
         answer = self._request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
-        if self._out is not None:
-            self._out.flush()  # now, not at the end of the loop's turn: ruff starts while lintel reads on
+        if self._conn is not None:
+            self._conn.flush()  # now, not at the end of the loop's turn: ruff starts while lintel reads on
         return self._issues(answer, file, text, workspace)
 
     async def _issues(self, answer: Awaitable[Any], file: Path, text: str, workspace: Path) -> list[Issue]:
@@ -298,9 +303,9 @@ class RuffWorker:
                 self._notify("exit", None)
             await process.exited(STOP_GRACE)
         await process.stop()
-        self._fail_pending("ruff server was stopped")
-        if self._out is not None:
-            self._out.close()
+        if self._conn is not None:
+            self._conn.fail(self.failure or "ruff server was stopped")
+            self._conn.close()
         await process.finish()
         log.info("ruff worker for %s: stopped", self.key.root)
 
@@ -398,70 +403,34 @@ class RuffWorker:
     def _request(self, method: str, params: Any, timeout: float | None = None) -> Awaitable[Any]:
         """Send a request at once; the awaitable is its result: WorkerError for an error answer, a timeout (the
         server is then stopped: it is stuck) or its end. Cancelling the waiting task cancels the request too."""
-        if self.failure is not None:
-            raise WorkerError(self.failure)
-        msg_id = next(self._ids)
-        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[msg_id] = answer
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self._write(message)
-        return self._answer(method, msg_id, answer, self.request_timeout if timeout is None else timeout)
+        if self.failure is not None or self._conn is None:
+            raise WorkerError(self.failure or "ruff server is not running")
+        answer = self._conn.request(method, params, self.request_timeout if timeout is None else timeout)
+        return self._answer(answer)
 
-    async def _answer(self, method: str, msg_id: int, answer: asyncio.Future[Any], limit: float) -> Any:
+    async def _answer(self, answer: Awaitable[Any]) -> Any:
         try:
-            return await asyncio.wait_for(answer, limit)
-        except (asyncio.TimeoutError, TimeoutError) as exc:
-            self._fail(f"ruff server did not answer {method} within {limit:g}s")
+            return await answer
+        except RequestTimeout as exc:
+            self._fail(f"ruff server did not answer {exc.method} within {exc.seconds:g}s")
             if self._process is not None:
                 self._process.kill()  # stuck: the pool starts a fresh one
             raise WorkerError(self.failure or "ruff server timed out") from exc
-        except asyncio.CancelledError:
-            if self._pending.pop(msg_id, None) is not None and self.failure is None:
-                self._notify("$/cancelRequest", {"id": msg_id})  # its late answer is dropped
-            raise
 
     def _notify(self, method: str, params: Any) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        self._write(message)
+        if self._conn is None:
+            raise WorkerError("ruff server is not running")
+        self._conn.notify(method, params)
 
-    def _write(self, message: Mapping[str, Any]) -> None:
-        out = self._out
-        if out is None or out.closed:
-            self._fail("ruff server's input is closed")
-            raise WorkerError(self.failure or "ruff server's input is closed")
-        out.write(encode(message))
+    def _on_request(self, method: str, params: Any) -> Any:
+        # A request of the server's: none is needed for diagnostics (no configuration, no registration).
+        raise RemoteError(f"lintel's ruff worker does not handle {method}", METHOD_NOT_FOUND)
 
-    def _on_message(self, body: bytes) -> None:
-        message = json.loads(body)
-        if not isinstance(message, dict):
-            log.warning("ruff server sent a message that is not an object: %.200r", body)
-            return
-        method = message.get("method")
-        if method is None:
-            self._settle(message)
-        elif "id" in message:
-            # A request of the server's: none is needed for diagnostics (no configuration, no registration).
-            error = {"code": _METHOD_NOT_FOUND, "message": f"lintel's ruff worker does not handle {method}"}
-            with contextlib.suppress(WorkerError):  # its input closed: the end is being handled
-                self._write({"jsonrpc": "2.0", "id": message["id"], "error": error})
-        elif method == "window/showMessage":
-            self._on_show_message(json_object(message.get("params")))
+    def _on_notification(self, method: str | None, params: Any) -> None:
+        if method == "window/showMessage":
+            self._on_show_message(json_object(params))
         elif method == "window/logMessage":
-            log.debug("ruff server: %s", json_object(message.get("params")).get("message"))
-
-    def _settle(self, message: Mapping[str, Any]) -> None:
-        answer = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
-        if answer is None or answer.done():
-            return  # a cancelled request's late answer
-        error = message.get("error")
-        if isinstance(error, dict):
-            answer.set_exception(WorkerError(f"ruff server answered an error: {error.get('message')}"))
-        else:
-            answer.set_result(message.get("result"))
+            log.debug("ruff server: %s", json_object(params).get("message"))
 
     def _on_show_message(self, params: Mapping[str, Any]) -> None:
         text = str(params.get("message") or "")
@@ -482,13 +451,8 @@ class RuffWorker:
         if self.failure is None:
             self.failure = reason
             log.warning("ruff worker for %s: %s", self.key.root, reason)
-        self._fail_pending(self.failure)
-
-    def _fail_pending(self, reason: str) -> None:
-        pending, self._pending = self._pending, {}
-        for answer in pending.values():
-            if not answer.done():
-                answer.set_exception(WorkerError(reason))
+        if self._conn is not None:
+            self._conn.fail(self.failure)
 
 
 def _too_old(version: str) -> WorkerUnsupported:

@@ -1,8 +1,9 @@
-"""One child language server: its state, its JSON-RPC connection and the requests it sends to lintel. Its
-process is a ChildProcess (own process group, stderr drained); pygls's side of the connection is child_protocol.
+"""One child language server: its state, its LSP connection and the requests it sends to lintel. Its process is a
+ChildProcess (own process group, stderr drained) and its messages go through a lintel.runtime.rpc Connection.
 
-lintel's requests bypass pygls both ways: their results reach the editor as the child sent them (fields
-lsprotocol does not know included), and nothing is converted twice.
+lintel's requests and their answers stay JSON both ways: their results reach the editor as the child sent them
+(fields lsprotocol does not know included), and nothing is converted twice. Only the child's requests to lintel
+and the notifications handed to the host are structured (lsprotocol), each once.
 """
 
 from __future__ import annotations
@@ -10,11 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
-import itertools
-import json
 import logging
 import os
-import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,15 +27,27 @@ from lintel import __version__
 from lintel.core.positions import Unit
 from lintel.languages.base import LoadSignal
 from lintel.runtime.child_process import STDERR_TAIL, ChildProcess, telling_line
-from lintel.runtime.child_protocol import IGNORED_REQUESTS, ChildConnection, ChildProtocol
-from lintel.runtime.wire import BatchWriter, encode
+from lintel.runtime.clock import Clock, LoopClock
+from lintel.runtime.rpc import METHOD_NOT_FOUND, Answer, Callbacks, Connection, Lsp, RemoteError, RequestTimeout
 
 log = logging.getLogger(__name__)
 
 REQUEST_FAILED = -32803  # LSP: a valid request that could not be carried out
 
-# Called once with a relayed request's result, or with the error instead.
-Answer = Callable[[Any, "BaseException | None"], None]
+__all__ = ["Answer", "ChildClient", "ChildFailed", "ChildHost", "ChildSpec", "ChildState", "child_capabilities"]
+
+# Refresh requests for features lintel does not relay: acknowledged and dropped.
+IGNORED_REQUESTS = frozenset(
+    {
+        types.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
+        types.WORKSPACE_CODE_LENS_REFRESH,
+        types.WORKSPACE_INLAY_HINT_REFRESH,
+        types.WORKSPACE_INLINE_VALUE_REFRESH,
+        types.WORKSPACE_DIAGNOSTIC_REFRESH,
+        types.WORKSPACE_FOLDING_RANGE_REFRESH,
+        types.WORKSPACE_TEXT_DOCUMENT_CONTENT_REFRESH,
+    }
+)
 
 
 class ChildState(enum.Enum):
@@ -150,34 +160,23 @@ class ChildClient:
     group is killed, so helpers it started (tsserver, a Python launcher's node) do not outlive it.
     """
 
-    def __init__(self, spec: ChildSpec, host: ChildHost) -> None:
+    def __init__(self, spec: ChildSpec, host: ChildHost, clock: Clock | None = None) -> None:
         self.spec = spec
         self.host = host
         self.state = ChildState.STOPPED
         self.failure: str | None = None
-        self.failed_at: float | None = None
+        self.failed_at: float | None = None  # on `clock`'s scale (the manager's)
         self.result: types.InitializeResult | None = None
         self.encoding: Unit = "utf-16"
         self.registered: set[str] = set()  # methods the child registered dynamically (accepted)
-        # One converter, the protocol's: lintel's own requests are unstructured with it too.
+        self._clock = clock or LoopClock()
         self._converter = get_converter()
-        self._client = ChildConnection(
-            "lintel", __version__, protocol_cls=ChildProtocol, converter_factory=lambda: self._converter
-        )
-        self.protocol: ChildProtocol = self._client.protocol  # type: ignore[assignment]
         self._process: ChildProcess | None = None
-        self._relayed: dict[str, Answer] = {}  # lintel's requests in flight, raw JSON both ways
-        self._out: BatchWriter | None = None
-        self._ids = itertools.count(1)
+        self._conn: Connection | None = None
         self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
         # Set once the child has loaded its workspace (its spec's load signal), or when it stops answering.
         self._loaded = asyncio.Event()
-        self._register_handlers()
-        # Frequent messages from the child handled on their JSON, before pygls would structure them.
-        self._raw_handlers: dict[str, Callable[[dict[str, Any]], None]] = {
-            types.PROGRESS: self._on_progress,
-            types.WINDOW_WORK_DONE_PROGRESS_CREATE: self._on_create_progress,
-        }
+        self._requests: dict[str, Callable[[Any], Any]] = self._request_handlers()
 
     # -- what the manager and router read ---------------------------------------------------------------
 
@@ -188,6 +187,10 @@ class ChildClient:
     @property
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
+
+    @property
+    def connection(self) -> Connection | None:
+        return self._conn
 
     @property
     def capabilities(self) -> types.ServerCapabilities:
@@ -248,17 +251,25 @@ class ChildClient:
         except OSError as exc:
             self._fail(f"cannot run {spec.argv[0]}: {exc.strerror or exc}")
             raise ChildFailed(self.failure) from exc
-        self._out = BatchWriter(process.stdin.write, spec.name)
-        self.protocol.set_writer(self._out)  # pygls's messages and lintel's own share one ordered stream
         self._process = process
-        await process.read(self._on_message, self._fail)
+        self._conn = Connection(
+            process,
+            Lsp(),
+            label=spec.name,
+            failed=ChildFailed,
+            answered_error=_answered_error,
+            callbacks=Callbacks(self._on_notification, self._on_request, self._fail),
+            clock=self._clock,
+            id_prefix="lintel-",  # the child's own requests to lintel carry its ids
+        )
+        await self._conn.open()
         result = await self._initialize()
         if self.state is not ChildState.STARTING:  # stopped meanwhile
             raise ChildFailed(self.failure or f"{self.name} was stopped")
         self.result = result
         encoding = result.capabilities.position_encoding
         self.encoding = str(getattr(encoding, "value", encoding or "utf-16"))  # type: ignore[assignment]
-        self.protocol.notify(types.INITIALIZED, types.InitializedParams())
+        self._conn.notify(types.INITIALIZED, {})
         self.state = ChildState.RUNNING
         if spec.load_signal is None:
             self._mark_loaded()
@@ -277,9 +288,9 @@ class ChildClient:
             initialization_options=spec.initialization_options,
         )
         try:
-            answer = await asyncio.wait_for(self._ask(types.INITIALIZE, params), spec.start_timeout)
+            answer = await self._ask(types.INITIALIZE, params, spec.start_timeout)
             result: types.InitializeResult = self._converter.structure(answer, types.InitializeResult)
-        except (asyncio.TimeoutError, TimeoutError) as exc:
+        except RequestTimeout as exc:
             self._fail(f"did not answer initialize within {spec.start_timeout:g}s")
             raise ChildFailed(self.failure) from exc
         except JsonRpcException as exc:  # an error answer, or ChildFailed when it died meanwhile
@@ -292,25 +303,23 @@ class ChildClient:
 
     async def stop(self) -> None:
         """shutdown + exit, then SIGTERM and SIGKILL to the process group after the grace period."""
-        process = self._process
+        process, conn = self._process, self._conn
         was = self.state
         self.state = ChildState.STOPPED
         self._mark_loaded()  # requests waiting for it fail now ("was stopped"), not after their wait
-        if process is None:
+        if process is None or conn is None:
             return
         process.stopping = True
         grace = self.spec.stop_grace
         if was is ChildState.RUNNING and process.returncode is None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._ask(types.SHUTDOWN, None), grace)
+                await self._ask(types.SHUTDOWN, None, grace)
             with contextlib.suppress(Exception):
-                self.protocol.notify(types.EXIT, None)
+                conn.notify(types.EXIT, None)
             await process.exited(grace)
         await process.stop()
-        self._fail_pending(f"{self.name} was stopped")
-        with contextlib.suppress(Exception):
-            if self._out is not None:
-                self._out.close()
+        conn.fail(f"{self.name} was stopped")
+        conn.close()
         await process.finish()
 
     def kill(self) -> None:
@@ -328,87 +337,33 @@ class ChildClient:
 
     def send(self, method: str, params: Any, on_answer: Answer) -> Callable[[], None]:
         """Relay a request without a coroutine: `on_answer(result, None)` or `on_answer(None, error)` is called
-        once, from the reader; the function returned cancels it (the child is told, the answer is dropped)."""
+        once, from the reader; the function returned cancels it (the child is told, the answer is dropped).
+        This is the hot path of navigation: the request is written as bytes, the answer handed on as parsed."""
         self._check_running()
-        return self._send(method, params, on_answer)
+        return self._connection().send(method, self._json(params), on_answer)
 
     def _check_running(self) -> None:
         if self.state is not ChildState.RUNNING:
             raise ChildFailed(f"{self.name} is not running" + (f": {self.failure}" if self.failure else ""))
 
-    async def _ask(self, method: str, params: Any) -> Any:
-        """A request in any state (initialize and shutdown come before and after RUNNING)."""
-        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        cancel = self._send(method, params, lambda result, error: _settle_waiter(waiter, result, error))
-        try:
-            return await waiter
-        except asyncio.CancelledError:
-            cancel()  # the editor cancelled (or the wait timed out): so does the child
-            raise
+    def _connection(self) -> Connection:
+        if self._conn is None:
+            raise ChildFailed(f"{self.name} is not running")
+        return self._conn
 
-    def _send(self, method: str, params: Any, on_answer: Answer) -> Callable[[], None]:
-        """Every request of lintel's to the child. This is the hot path of navigation, so it bypasses pygls both
-        ways: the request is written as bytes and the answer handed on straight from the reader's json.loads
-        (pygls would structure the message, run two runtime Protocol isinstance checks and hop through a
-        concurrent future). Our own ids: the child's requests to lintel use pygls's table, under the child's."""
-        if hasattr(params, "__attrs_attrs__"):
-            params = self._converter.unstructure(params)
-        msg_id = f"lintel-{next(self._ids)}"
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
-        if params is not None:  # JSON-RPC: params, when present, are an object or an array
-            message["params"] = params
-        self._write(message)
-        self._relayed[msg_id] = on_answer
+    def _ask(self, method: str, params: Any, timeout: float | None = None) -> Any:
+        """A request in any state (initialize and shutdown come before and after RUNNING); cancelling the task
+        that awaits it cancels it in the child too."""
+        return self._connection().request(method, self._json(params), timeout)
 
-        def cancel() -> None:
-            # Its late answer then finds no one waiting (dropped).
-            if self._relayed.pop(msg_id, None) is not None and self.state is ChildState.RUNNING:
-                with contextlib.suppress(ChildFailed):
-                    self._write({"jsonrpc": "2.0", "method": types.CANCEL_REQUEST, "params": {"id": msg_id}})
-
-        return cancel
-
-    def _write(self, message: dict[str, Any]) -> None:
-        """One JSON-RPC message to the child, through the writer pygls's messages take too (so in order)."""
-        out = self._out
-        if out is None or out.closed:
-            self._fail("closed its input")
-            raise ChildFailed(self.failure or f"{self.name} is not running")
-        out.write(encode(message))
-
-    def _answer(self, data: dict[str, Any]) -> bool:
-        """Settle a request of lintel's from its answer; False when the answer is not for one (pygls's then)."""
-        on_answer = self._relayed.pop(data.get("id"), None)  # type: ignore[arg-type]
-        if on_answer is None:
-            return False
-        error = data.get("error")
-        if isinstance(error, dict):
-            code = error.get("code")
-            message = error.get("message")
-            on_answer(
-                None,
-                JsonRpcException(
-                    message=message if isinstance(message, str) else "the language server answered an error",
-                    code=code if isinstance(code, int) else REQUEST_FAILED,
-                    data=error.get("data"),
-                ),
-            )
-        else:
-            on_answer(data.get("result"), None)
-        return True
+    def _json(self, params: Any) -> Any:
+        return self._converter.unstructure(params) if hasattr(params, "__attrs_attrs__") else params
 
     def notify(self, method: str, params: Any) -> None:
-        if self.state is not ChildState.RUNNING:
+        if self.state is not ChildState.RUNNING or self._conn is None:
             return
-        try:
-            self.protocol.notify(method, params)
-        except OSError as exc:
-            self._fail(f"cannot write to {self.name}: {exc}")
-
-    def _fail_pending(self, reason: str) -> None:
-        relayed, self._relayed = self._relayed, {}
-        for on_answer in relayed.values():
-            on_answer(None, ChildFailed(reason))
+        with contextlib.suppress(ChildFailed):  # its end is being handled
+            self._conn.notify(method, self._json(params))
 
     def _fail(self, reason: str) -> None:
         if self.state in (ChildState.FAILED, ChildState.STOPPED):
@@ -416,128 +371,101 @@ class ChildClient:
         tail = self.stderr_tail()
         words = telling_line(tail)
         self.failure = f"{self.name} {reason}" + (f": {words}" if words else "")
-        self.failed_at = time.monotonic()
+        self.failed_at = self._clock.now()
         self.state = ChildState.FAILED
         self._mark_loaded()  # nothing more to wait for: waiting requests fail now
         log.error("%s: %s%s", self.spec.id, self.failure, f"\n{tail}" if tail else "")
-        self._fail_pending(self.failure)
+        if self._conn is not None:
+            self._conn.fail(self.failure)
         if self._process is not None:
             self._process.kill()
 
     # -- what the child sends --------------------------------------------------------------------------
 
-    def _on_message(self, body: bytes) -> None:
-        """A message from the child. Answers to lintel's requests settle their waiters straight from json.loads;
-        the rest goes to pygls, structured once at the top (pygls calls its hook on every nested object)."""
-        try:
-            data = json.loads(body)
-        except ValueError:
-            log.warning("%s: not JSON: %.200r", self.spec.id, body)
-            return
-        if not isinstance(data, dict) or "jsonrpc" not in data:
-            log.warning("%s: not a JSON-RPC message: %.200r", self.spec.id, body)
-            return
-        method = data.get("method")
-        if method is None:
-            if self._answer(data):
-                return
-        elif method in self._raw_handlers:
-            self._raw_handlers[method](data)
-            return
-        if "id" not in data and not self._handles(method):
-            # A server's own notification ($/typescriptVersion, …): nothing to relay it to.
-            log.debug("%s: dropped notification %s", self.spec.id, method)
-            return
-        self.protocol.handle_message(self.protocol.structure_message(data))
-
-    def _on_progress(self, message: dict[str, Any]) -> None:
-        params = message.get("params")
-        if isinstance(params, dict) and isinstance(params.get("token"), (str, int)):
-            self.host.progress(self, params)
-
-    def _on_create_progress(self, message: dict[str, Any]) -> None:
-        """Answered at once (basedpyright creates a token for every references request: waiting for the
-        editor each time would put a round trip on the request's critical path); the host decides later
-        whether the editor needs to hear of it."""
-        if "id" not in message:
-            return
-        with contextlib.suppress(ChildFailed):
-            self._write({"jsonrpc": "2.0", "id": message["id"], "result": None})
-        params = message.get("params")
-        token = params.get("token") if isinstance(params, dict) else None
-        if isinstance(token, (str, int)):
-            self.host.create_progress(self, token)
-
-    def _handles(self, method: Any) -> bool:
-        features = self.protocol.fm
-        return method in features.features or method in features.builtin_features or method == types.CANCEL_REQUEST
-
-    # -- requests from the child -----------------------------------------------------------------------
-
-    def _register_handlers(self) -> None:  # noqa: C901 - one small handler per message a child sends
-        features = self.protocol.fm
+    def _on_notification(self, method: str | None, params: Any) -> None:
         host = self.host
-
-        @features.feature(types.WORKSPACE_CONFIGURATION)
-        async def configuration(params: types.ConfigurationParams) -> list[Any]:
-            return await host.configuration(self, params)
-
-        @features.feature(types.WORKSPACE_APPLY_EDIT)
-        async def apply_edit(params: dict[str, Any]) -> Any:
-            return await host.apply_edit(self, params)
-
-        @features.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        def diagnostics(params: dict[str, Any]) -> None:
+        if method == types.PROGRESS:
+            if isinstance(params, dict) and isinstance(params.get("token"), (str, int)):
+                host.progress(self, params)
+        elif method == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
             if self.spec.load_signal == "diagnostics":
                 self._mark_loaded()
-            host.diagnostics(self, params)
+            if isinstance(params, dict):
+                host.diagnostics(self, params)  # raw JSON: its positions may need re-counting first
+        elif method == types.WINDOW_SHOW_MESSAGE:
+            host.show_message(self, self._converter.structure(params, types.ShowMessageParams))
+        elif method == types.WINDOW_LOG_MESSAGE:
+            host.log_message(self, self._converter.structure(params, types.LogMessageParams))
+        else:
+            # A server's own notification ($/typescriptVersion, telemetry, …): nothing to relay it to.
+            log.debug("%s: dropped notification %s", self.spec.id, method)
 
-        @features.feature(types.WINDOW_SHOW_MESSAGE)
-        def show_message(params: types.ShowMessageParams) -> None:
-            host.show_message(self, params)
+    def _on_request(self, method: str, params: Any) -> Any:
+        handler = self._requests.get(method)
+        if handler is None:
+            if method in IGNORED_REQUESTS:
+                return None
+            raise RemoteError(f"Method Not Found: {method}", METHOD_NOT_FOUND)
+        return handler(params)
 
-        @features.feature(types.WINDOW_SHOW_DOCUMENT)
-        async def show_document(params: types.ShowDocumentParams) -> types.ShowDocumentResult:
-            return await host.show_document(self, params)
+    def _request_handlers(self) -> dict[str, Callable[[Any], Any]]:
+        """The child's requests lintel answers: each params structured once, each result made JSON."""
+        host, structure = self.host, self._converter.structure
 
-        @features.feature(types.WINDOW_LOG_MESSAGE)
-        def log_message(params: types.LogMessageParams) -> None:
-            host.log_message(self, params)
+        async def configuration(params: Any) -> Any:
+            return self._json_list(await host.configuration(self, structure(params, types.ConfigurationParams)))
 
-        @features.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
-        def show_message_request(params: types.ShowMessageRequestParams) -> None:
+        async def apply_edit(params: Any) -> Any:
+            return self._converter.unstructure(await host.apply_edit(self, params))  # raw JSON (re-counted)
+
+        async def show_document(params: Any) -> Any:
+            result = await host.show_document(self, structure(params, types.ShowDocumentParams))
+            return self._converter.unstructure(result)
+
+        def show_message_request(params: Any) -> None:
             # A question lintel cannot put to the user on the child's behalf: logged, no action chosen.
-            host.show_message(self, types.ShowMessageParams(type=params.type, message=params.message))
+            asked = structure(params, types.ShowMessageRequestParams)
+            host.show_message(self, types.ShowMessageParams(type=asked.type, message=asked.message))
 
-        @features.feature(types.CLIENT_REGISTER_CAPABILITY)
-        def register(params: types.RegistrationParams) -> None:
-            self.registered.update(r.method for r in params.registrations)
+        def register(params: Any) -> None:
+            self.registered.update(r.method for r in structure(params, types.RegistrationParams).registrations)
 
-        @features.feature(types.CLIENT_UNREGISTER_CAPABILITY)
-        def unregister(params: types.UnregistrationParams) -> None:
-            self.registered.difference_update(u.method for u in params.unregisterations)
+        def unregister(params: Any) -> None:
+            gone = structure(params, types.UnregistrationParams).unregisterations
+            self.registered.difference_update(u.method for u in gone)
 
-        @features.feature(types.WORKSPACE_WORKSPACE_FOLDERS)
-        def folders(params: None) -> list[types.WorkspaceFolder]:
+        def folders(params: Any) -> Any:
             root = self.spec.root
-            return [types.WorkspaceFolder(uri=root.as_uri(), name=root.name)]
+            return [{"uri": root.as_uri(), "name": root.name}]
 
-        @features.feature(types.TELEMETRY_EVENT)
-        def telemetry(params: Any) -> None:
-            return None
+        def create_progress(params: Any) -> None:
+            # Answered at once (basedpyright creates a token for every references request: waiting for the
+            # editor each time would put a round trip on the request's critical path); the host decides later
+            # whether the editor needs to hear of it.
+            token = params.get("token") if isinstance(params, dict) else None
+            if isinstance(token, (str, int)):
+                asyncio.get_running_loop().call_soon(host.create_progress, self, token)
 
-        for method in IGNORED_REQUESTS:
-            features.feature(method)(_acknowledge)
+        return {
+            types.WORKSPACE_CONFIGURATION: configuration,
+            types.WORKSPACE_APPLY_EDIT: apply_edit,
+            types.WINDOW_SHOW_DOCUMENT: show_document,
+            types.WINDOW_SHOW_MESSAGE_REQUEST: show_message_request,
+            types.CLIENT_REGISTER_CAPABILITY: register,
+            types.CLIENT_UNREGISTER_CAPABILITY: unregister,
+            types.WORKSPACE_WORKSPACE_FOLDERS: folders,
+            types.WINDOW_WORK_DONE_PROGRESS_CREATE: create_progress,
+        }
+
+    def _json_list(self, values: list[Any]) -> list[Any]:
+        return [self._converter.unstructure(value) for value in values]
 
 
-def _acknowledge(params: Any) -> None:
-    return None
-
-
-def _settle_waiter(waiter: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if waiter.done():
-        return
-    if error is not None:
-        waiter.set_exception(error)
-    else:
-        waiter.set_result(result)
+def _answered_error(error: Mapping[str, Any]) -> Exception:
+    code = error.get("code")
+    message = error.get("message")
+    return JsonRpcException(
+        message=message if isinstance(message, str) else "the language server answered an error",
+        code=code if isinstance(code, int) else REQUEST_FAILED,
+        data=error.get("data"),
+    )

@@ -1,8 +1,10 @@
 """The children: one per (language, project root), started lazily, kept in sync with the editor's documents,
-restarted after a crash with backoff (and given up on after a few crashes a minute), stopped at shutdown.
+restarted after a crash with backoff (and given up on after a few crashes a minute), stopped at shutdown. The
+slots, starts, backoff and stops are lintel.runtime.supervisor's; what is the manager's own is document sync and
+what it tells the user.
 
-The manager knows nothing of pygls's server: what it needs from lintel comes through `ManagerHooks`, and
-children come from an injected factory, so tests run it on fakes.
+The manager knows nothing of pygls's server: what it needs from lintel comes through `ManagerHooks`, children
+come from an injected factory and time from an injected clock, so tests run it on fakes.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,11 @@ from lsprotocol import types
 from lintel.core.positions import Unit
 from lintel.engine.servers import Command
 from lintel.frontends.relay.client import Answer, ChildFailed, ChildSpec, ChildState
+from lintel.runtime import supervisor
+from lintel.runtime.clock import Clock
+from lintel.runtime.supervisor import RestartPolicy, Supervisor
+
+__all__ = ["Child", "ChildFactory", "ChildKey", "Manager", "ManagerHooks", "RestartPolicy", "Slot"]
 
 log = logging.getLogger(__name__)
 
@@ -107,32 +113,8 @@ class ManagerHooks(Protocol):
         """A child is running, its documents replayed (what it offers the editor can be registered)."""
 
 
-@dataclass(frozen=True)
-class RestartPolicy:
-    """At most `max_restarts` restarts within `window` seconds; the first at once, then `base`, 2×`base`…"""
-
-    max_restarts: int = 3
-    window: float = 60.0
-    base: float = 1.0
-    cap: float = 8.0
-    # After giving up, the next request past this many seconds tries again (a fixed config, a rebuilt binary).
-    cooldown: float = 300.0
-
-    def delay(self, recent_failures: int) -> float:
-        if recent_failures <= 1:
-            return 0.0
-        return float(min(self.base * 2 ** (recent_failures - 2), self.cap))
-
-
-@dataclass
-class Slot:
-    key: ChildKey
-    child: Child | None = None
-    starting: asyncio.Task[Child | None] | None = None
-    start_at: float = 0.0  # monotonic time the pending start begins (after its backoff)
-    failures: list[float] = field(default_factory=list)  # monotonic times, for the restart limit
-    gave_up: bool = False
-    retry_at: float = 0.0  # monotonic time a slot that gave up tries again
+@dataclass(eq=False)
+class Slot(supervisor.Slot[ChildKey, Child]):
     spec: ChildSpec | None = None  # what its child was last started from
     documents: dict[str, None] = field(default_factory=dict)  # uris it owns, in the order they were opened
     synced: set[str] = field(default_factory=set)  # uris the current child has been told are open
@@ -146,30 +128,44 @@ class Slot:
         return child if child is not None and child.state is ChildState.RUNNING else None
 
 
+def _running(child: Child) -> bool:
+    return child.state is ChildState.RUNNING
+
+
 class Manager:
     """Children by (language, root); also the document listener that keeps them in sync."""
 
-    def __init__(self, factory: ChildFactory, hooks: ManagerHooks, policy: RestartPolicy | None = None) -> None:
+    def __init__(
+        self,
+        factory: ChildFactory,
+        hooks: ManagerHooks,
+        policy: RestartPolicy | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         self._factory = factory
         self._hooks = hooks
-        self._policy = policy or RestartPolicy()
-        self._slots: dict[ChildKey, Slot] = {}
+        self._slots: Supervisor[ChildKey, Child, Slot] = Supervisor(
+            Slot, policy=policy, clock=clock, alive=_running, label="navigation"
+        )
+        self._policy = self._slots.policy
         self._owner: dict[str, ChildKey] = {}  # open uri -> the slot whose child has it
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._closed = False
 
     @property
     def closed(self) -> bool:
-        return self._closed
+        return self._slots.closed
+
+    @property
+    def clock(self) -> Clock:
+        return self._slots.clock
 
     # -- queries ------------------------------------------------------------------------------------------
 
     def children(self) -> list[Child]:
         """Every child that is running now."""
-        return [c for c in (s.running() for s in self._slots.values()) if c is not None]
+        return [c for c in (s.running() for s in self._slots.slots()) if c is not None]
 
     def child_by_id(self, child_id: str) -> Child | None:
-        return next((s.running() for s in self._slots.values() if s.id == child_id), None)
+        return next((s.running() for s in self._slots.slots() if s.id == child_id), None)
 
     def children_differ(self, encoding: Unit) -> bool:
         """Whether any running child counts positions in another encoding than `encoding`."""
@@ -202,7 +198,7 @@ class Manager:
 
     def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if self._closed or not self._hooks.trusted():
+        if self.closed or not self._hooks.trusted():
             return
         located = self._hooks.locate(uri)
         if located is None:
@@ -297,49 +293,40 @@ class Manager:
     # -- starting, restarting, giving up --------------------------------------------------------------------
 
     def _slot(self, key: ChildKey) -> Slot:
-        slot = self._slots.get(key)
-        if slot is None:
-            slot = self._slots[key] = Slot(key)
-        return slot
+        return self._slots.slot(key)
 
     async def _ready(self, slot: Slot) -> Child | None:
-        if slot.gave_up and time.monotonic() >= slot.retry_at:
-            log.info("%s: %gs since lintel gave up on it: trying again", slot.id, self._policy.cooldown)
-            slot.gave_up, slot.failures = False, []
-        if self._closed or slot.gave_up or not self._hooks.trusted():
+        self._slots.resting(slot)  # a rest that is over ends here: this request tries again
+        if self.closed or slot.gave_up or not self._hooks.trusted():
             return None
         child = slot.running()
         if child is not None:
             return child
-        if slot.starting is None:
+        starting = slot.starting
+        if starting is None:
             delay = self._restart_delay(slot)
             if delay is None:
                 return None
-            slot.start_at = time.monotonic() + delay
-            slot.starting = asyncio.ensure_future(self._start(slot, delay))
-            slot.starting.add_done_callback(lambda _: self._started(slot))
-        if slot.start_at > time.monotonic():
+            starting = self._slots.start(slot, lambda: self._start(slot), delay)
+        if self._slots.backing_off(slot):
             return None  # backing off after a crash: the restart comes, this request does not wait for it
         # Shielded: an editor cancelling one request must not cancel the start others wait for.
-        return await asyncio.shield(slot.starting)
+        return await asyncio.shield(starting)
 
     def _restart_delay(self, slot: Slot) -> float | None:
         """Count the failure of the previous child (once); the delay before the next start, or None when
         there were too many failures within the window (the user is told, the slot gives up)."""
         policy = self._policy
         previous = slot.child
+        gave_up = False
         if previous is not None and previous.state is ChildState.FAILED:
-            slot.failures.append(previous.failed_at or time.monotonic())
+            gave_up = self._slots.failed(slot, previous.failed_at)
             slot.child = None
-        now = time.monotonic()
-        slot.failures = [t for t in slot.failures if now - t < policy.window]
-        recent = len(slot.failures)
-        if recent <= policy.max_restarts:
+        recent = self._slots.recent_failures(slot)
+        if not gave_up:
             if recent:
                 log.info("%s: restart %d within %gs", slot.id, recent, policy.window)
             return policy.delay(recent)
-        slot.gave_up = True
-        slot.retry_at = now + policy.cooldown
         name = previous.name if previous is not None else slot.key[0]
         reason = previous.failure if previous is not None and previous.failure else "no reason given"
         self._hooks.tell(
@@ -352,15 +339,8 @@ class Manager:
         slot.synced = set()
         return None
 
-    @staticmethod
-    def _started(slot: Slot) -> None:
-        slot.starting = None
-        slot.start_at = 0.0
-
-    async def _start(self, slot: Slot, delay: float) -> Child | None:
-        if delay > 0:
-            await asyncio.sleep(delay)
-        if self._closed or not self._hooks.trusted():
+    async def _start(self, slot: Slot) -> Child | None:
+        if self.closed or not self._hooks.trusted():
             return None
         plan = self._hooks.plan(slot.key)
         if plan is None:
@@ -378,7 +358,7 @@ class Manager:
             hint = f" — install or repair it: {plan.install_hint}" if plan.install_hint else ""
             self._hooks.tell(f"start-failed:{slot.id}", f"navigation: {exc.message}{hint}")
             return None
-        if self.closed:
+        if self._slots.closed:  # shut down while it started
             await child.stop()
             return None
         # Documents opened while it started (or before it crashed), in the order they were opened.
@@ -398,15 +378,7 @@ class Manager:
         slot.synced.clear()
 
     def _background(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-
-        def done(finished: asyncio.Task[Any]) -> None:
-            self._tasks.discard(finished)
-            if not finished.cancelled() and finished.exception() is not None:
-                log.error("navigation: background start failed", exc_info=finished.exception())
-
-        task.add_done_callback(done)
+        self._slots.background(coro, "background start")
 
     # -- configuration and workspace folders ------------------------------------------------------------------
 
@@ -414,9 +386,9 @@ class Manager:
         """After the configuration or the workspace folders changed: a child whose folder is gone, or whose
         workspace is no longer trusted, is stopped; one whose command or options changed is restarted with
         its documents (a slot that gave up gets a new chance when its command changed)."""
-        if self._closed:
+        if self.closed:
             return
-        for key, slot in list(self._slots.items()):
+        for key, slot in self._slots.items():
             if slot.starting is not None:
                 with contextlib.suppress(BaseException):
                     await asyncio.shield(slot.starting)
@@ -427,7 +399,7 @@ class Manager:
                     log.info("%s: stopped (its folder was removed, or the workspace is not trusted)", slot.id)
                     await self._stop_child(slot)
                 self._forget(slot)
-                del self._slots[key]
+                self._slots.remove(key)
                 continue
             if slot.spec is None or _same_start(slot.spec, plan):
                 continue
@@ -436,8 +408,7 @@ class Manager:
             )
             await self._stop_child(slot)
             slot.spec = None
-            slot.failures.clear()
-            slot.gave_up = False
+            self._slots.forgive(slot)
             if slot.documents and isinstance(plan, ChildSpec):
                 self._background(self._ready(slot))
 
@@ -445,7 +416,7 @@ class Manager:
         """`lintel.restartServers`: every child (of `language`) stopped, its failures and any give-up forgotten,
         and started again at once with its documents (a slot with no open document starts on its next one).
         The slots restarted, once their children are up (or failed again)."""
-        if self._closed or not self._hooks.trusted():
+        if self.closed or not self._hooks.trusted():
             return []
         chosen = [s for key, s in self._slots.items() if language is None or key[0] == language]
         chosen = [s for s in chosen if s.child is not None or s.starting is not None or s.gave_up or s.documents]
@@ -456,45 +427,23 @@ class Manager:
             log.info("%s: restarting on request", slot.id)
             await self._stop_child(slot)
             slot.spec = None
-            slot.failures.clear()
-            slot.gave_up = False
+            self._slots.forgive(slot)
         await asyncio.gather(*(self._ready(s) for s in chosen if s.documents), return_exceptions=True)
         return chosen
 
     async def _stop_child(self, slot: Slot) -> None:
-        child, slot.child = slot.child, None
         slot.synced = set()
-        if child is None:
-            return
-        try:
-            await child.stop()
-        except Exception as exc:
-            log.error("%s: stop failed: %s", slot.id, exc)
-            child.kill()
+        await self._slots.stop(slot)
 
     # -- shutdown -----------------------------------------------------------------------------------------
 
     async def shutdown(self) -> None:
         """Every child: shutdown + exit, then killed after its grace period. No child starts afterwards."""
-        self._closed = True
-        starting = [s.starting for s in self._slots.values() if s.starting is not None]
-        for task in [*starting, *self._tasks]:
-            task.cancel()
-        for task in [*starting, *self._tasks]:
-            with contextlib.suppress(BaseException):
-                await task
-        children = [s.child for s in self._slots.values() if s.child is not None]
-        results = await asyncio.gather(*(c.stop() for c in children), return_exceptions=True)
-        for child, result in zip(children, results, strict=True):
-            if isinstance(result, BaseException):
-                log.error("%s: stop failed: %s", child.spec.id, result)
-                child.kill()
+        await self._slots.stop_all()
 
     def kill_all(self) -> None:
         """At interpreter exit (an editor that never sent shutdown): no child outlives lintel."""
-        for slot in self._slots.values():
-            if slot.child is not None:
-                slot.child.kill()
+        self._slots.kill_all()
 
 
 def _duration(seconds: float) -> str:
