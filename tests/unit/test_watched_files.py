@@ -191,11 +191,23 @@ def test_what_a_change_means_for_its_folder(tmp_path: Path) -> None:
     watch = FileWatch()
     (tmp_path / "web").mkdir()
     (tmp_path / "web" / "eslint.config.js").write_text("export default []\n", encoding="utf-8")
+    (tmp_path / "web" / "packages" / "ui" / "src").mkdir(parents=True)
     watch.remember(folder)
     assert watch.changed(folder) == []
-    assert watch.known(folder, tmp_path / "web" / "eslint.config.js")
+    assert watch.known(tmp_path / "web" / "eslint.config.js")
     (tmp_path / "web" / "eslint.config.js").write_text("export default [{}]\n", encoding="utf-8")
     (tmp_path / "web" / "node_modules" / ".bin").mkdir(parents=True)
     (tmp_path / "notes.txt").write_text("not watched\n", encoding="utf-8")
     assert watch.changed(folder) == [tmp_path / "web" / "eslint.config.js", tmp_path / "web" / "node_modules/.bin"]
-    assert not watch.known(folder, tmp_path / "web" / "eslint.config.js")
+    assert not watch.known(tmp_path / "web" / "eslint.config.js")
+    watch.remember(folder)
+    assert watch.changed(folder) == []
+
+    # A nested project's files are compared from the first time one of its documents is used.
+    ui = tmp_path / "web" / "packages" / "ui"
+    document = ui / "src" / "button.js"
+    assert watch.changed(folder, document) == []
+    (ui / "package.json").write_text('{"name": "ui"}', encoding="utf-8")
+    assert watch.changed(folder, document) == [ui / "package.json"]
+    watch.remember(folder)  # every directory looked at before
+    assert watch.changed(folder, document) == []

@@ -314,7 +314,7 @@ class Documents:
         if path is not None:
             self.server.session.forget_paths(path)  # its folder as the file is now (a symlink may have moved)
         folder = self.folder(uri)
-        await self.server.session.watch.check(folder)
+        await self.server.session.watch.check(folder, path)
         if folder is not None and folder.config.editor.lint_on_open:
             self.schedule(uri, "lint", use_buffer=False, delay_ms=0)
 
@@ -334,7 +334,7 @@ class Documents:
         if path is not None and path.name in ("lintel.toml", "pyproject.toml"):
             await self.reload()
         folder = self.folder(uri)
-        await self.server.session.watch.check(folder)
+        await self.server.session.watch.check(folder, path)
         if folder is None:
             return
         editor = folder.config.editor

@@ -1,4 +1,4 @@
-"""Initialize (its answer is wiring.py's), configuration, workspace folders and shutdown."""
+"""Initialize (its answer is wiring.py's), configuration, workspace folders, watched files and shutdown."""
 
 from __future__ import annotations
 
@@ -156,7 +156,7 @@ class Lifecycle:
             if isinstance(self.workers, WorkerPool):
                 forget(self.workers, folder.root)
             # A file read already (lintel.toml saved: reloaded on its save, then its event comes) is not read twice.
-            if any(refreshes(folder, path) and not watch.known(folder, path) for path in mine):
+            if any(refreshes(folder, path) and not watch.known(path) for path in mine):
                 stale.append(folder)
             else:
                 watch.remember(folder)

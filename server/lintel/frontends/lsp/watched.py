@@ -68,7 +68,7 @@ BIN_DIRS = ("node_modules/.bin", ".venv/bin", "venv/bin")
 # (mtime_ns, size, inode) of a watched file, zeros when it is missing; a bin directory's own stamp changes when
 # entries are added to it or removed.
 Stamp = tuple[int, int, int]
-Signature = dict[Path, Stamp]
+Signature = dict[Path, Stamp]  # a directory's watched files
 # The paths that changed, handled by lifecycle.Lifecycle.files_changed.
 OnChange = Callable[[Sequence[Path]], Awaitable[None]]
 
@@ -102,24 +102,31 @@ def refreshes(folder: Watched, path: Path) -> bool:
     return any(fnmatch.fnmatchcase(path.name, name) for name in (*CONFIG_FILES, *MANIFESTS, *folder.markers()))
 
 
-def signature(folder: Watched) -> Signature:
-    """The stamps of the watched files at the folder's root and its projects' roots (one listing each), and of
-    the bin directories there: a file added, removed or rewritten changes it."""
-    patterns = names(folder.markers())
+def listing(directory: Path, patterns: Sequence[str]) -> Signature:
+    """The stamps of the watched files in `directory` (one listing) and of its bin directories: a file added,
+    removed or rewritten there changes it."""
     found: Signature = {}
-    for root in dict.fromkeys((folder.root, *folder.project_roots())):
-        try:
-            with os.scandir(root) as entries:
-                for entry in entries:
-                    if any(fnmatch.fnmatchcase(entry.name, pattern) for pattern in patterns):
-                        found[Path(entry.path)] = _stamp(entry.path)
-        except OSError:
-            continue
-        for bin_dir in BIN_DIRS:
-            path = root / bin_dir
-            if (stamp := _stamp(path)) != (0, 0, 0):
-                found[path] = stamp
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if any(fnmatch.fnmatchcase(entry.name, pattern) for pattern in patterns):
+                    found[Path(entry.path)] = _stamp(entry.path)
+    except OSError:
+        return found
+    for bin_dir in BIN_DIRS:
+        path = directory / bin_dir
+        if (stamp := _stamp(path)) != (0, 0, 0):
+            found[path] = stamp
     return found
+
+
+def directories(folder: Watched, path: Path | None = None) -> list[Path]:
+    """Where a folder's answers are read from: its root, its projects' roots, and the folders from `path` (a
+    document) up to the root, where a nested project's markers and tools are."""
+    found = [folder.root, *folder.project_roots()]
+    if path is not None and path.is_relative_to(folder.root):
+        found.extend(parent for parent in path.parents if parent.is_relative_to(folder.root))
+    return list(dict.fromkeys(found))
 
 
 def _stamp(path: str | Path) -> Stamp:
@@ -135,8 +142,8 @@ def differences(before: Signature, after: Signature) -> list[Path]:
 
 
 class FileWatch:
-    """The editor's watchers as registered, and the signatures of what each folder was last read with: for an
-    editor that sends no events, `check` compares them on use; either way, one change read twice (the save of
+    """The editor's watchers as registered, and the watched files of each directory as last handled: for an editor
+    that sends no events, `check` compares them on use; either way, one change read twice (the save of
     lintel.toml, then its event) is read once."""
 
     def __init__(self) -> None:
@@ -144,28 +151,38 @@ class FileWatch:
         self.on_change: OnChange | None = None
         self._globs: list[str] = []
         self._generation = 0
-        self._signatures: dict[Path, Signature] = {}  # by folder root
+        self._listings: dict[Path, Signature] = {}  # by directory
 
     def remember(self, folder: Watched) -> None:
-        """The folder was just read, or its changes handled: its files as they are now."""
-        self._signatures[folder.root] = signature(folder)
+        """The folder was just read, or its changes handled: its files as they are now (in every directory
+        looked at before)."""
+        patterns = names(folder.markers())
+        seen = [d for d in self._listings if d.is_relative_to(folder.root)]
+        for directory in dict.fromkeys((*directories(folder), *seen)):
+            self._listings[directory] = listing(directory, patterns)
 
-    def known(self, folder: Watched, path: Path) -> bool:
-        """Whether `path` is as it was when the folder was last remembered (its change was handled already)."""
-        before = self._signatures.get(folder.root, {})
+    def known(self, path: Path) -> bool:
+        """Whether `path` is as it was when its directory was last remembered (its change was handled already)."""
+        before = self._listings.get(path.parent, {})
         return path in before and before[path] == _stamp(path)
 
-    def changed(self, folder: Watched) -> list[Path]:
-        """The watched files of the folder that differ from when it was last remembered."""
-        before = self._signatures.get(folder.root)
-        return [] if before is None else differences(before, signature(folder))
+    def changed(self, folder: Watched, path: Path | None = None) -> list[Path]:
+        """The watched files of the folder's directories (and those up from `path`) that differ from when they
+        were last remembered; a directory not looked at before is remembered as it is."""
+        patterns = names(folder.markers())
+        changed: list[Path] = []
+        for directory in directories(folder, path):
+            now = listing(directory, patterns)
+            before = self._listings.setdefault(directory, now)
+            changed.extend(differences(before, now))
+        return changed
 
-    async def check(self, folder: Watched | None) -> None:
-        """For an editor that sends no events: the folder's watched files compared with the last time, a change
-        handled as its event would be."""
+    async def check(self, folder: Watched | None, path: Path | None = None) -> None:
+        """For an editor that sends no events: the watched files of the folder and of the directories up from
+        `path` (the document used) compared with the last time, a change handled as its event would be."""
         if self.registered or folder is None or self.on_change is None:
             return
-        changed = self.changed(folder)
+        changed = self.changed(folder, path)
         if changed:
             await self.on_change(changed)
 
