@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 import pytest
 from lsprotocol import types
@@ -14,6 +15,14 @@ from tests.e2e.conftest import Start
 from tests.integration.test_declared_language import shellcheck
 
 pytestmark = pytest.mark.tool("shellcheck")
+
+
+async def until(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    """Wait for an event seen from outside the server; the timeout only keeps a broken server from hanging."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        await asyncio.sleep(0.02)
 
 
 def codes(diagnostics: list[types.Diagnostic]) -> list[tuple[int, str]]:
@@ -62,12 +71,11 @@ async def test_the_editor_is_asked_to_sync_the_declared_files(start: Start, clie
     def ours() -> list[types.Registration]:
         return [r for r in editor.client.registrations if r.id.startswith("lintel-declared")]
 
-    deadline = time.monotonic() + 30
-    while True:
-        if client_name == "neovim" or ours() or time.monotonic() > deadline:
-            break
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0.2)  # nothing more arrives (Neovim: nothing at all)
+    # The reload that registers is the one after `initialized`: it has read the folder, and registered (not Neovim)...
+    await until(lambda: any(": detected " in m.message for m in editor.client.log_messages), "the folder read")
+    if client_name != "neovim":
+        await until(lambda: bool(ours()), "the declared files registered")
+    await editor.alive()  # ...and a later request is answered: nothing more arrives (Neovim: nothing at all)
     registered = {r.method: r.register_options for r in ours()}
     if client_name == "neovim":
         # Neovim's capabilities offer no dynamic registration of document sync: its plugin attaches the files.

@@ -22,6 +22,10 @@ CONFIG = ClientServerConfig(
 
 @pytest_lsp.fixture(config=CONFIG)  # type: ignore[untyped-decorator]  # pytest-lsp leaves it unannotated
 async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)  # type: ignore[untyped-decorator]
+    def register(params: types.RegistrationParams) -> None:
+        return None  # VS Code's capabilities register dynamically: lintel asks it to watch its files
+
     yield lsp_client
     await lsp_client.shutdown_session()
 

@@ -341,7 +341,7 @@ async def test_a_ruff_config_change_restarts_its_worker_with_the_new_rules(start
 # command (the CLI) runs as it is.
 RUFF_TAP = """#!/bin/sh
 if [ "$1" = server ]; then
-  tee -a {log} | {ruff} "$@" | tee -a {log}.out
+  tee -a {log} | {ruff} "$@" | tee -a {out}
   exit $?
 fi
 exec {ruff} "$@"
@@ -349,32 +349,39 @@ exec {ruff} "$@"
 
 
 def tapped_ruff(tmp_path: Path) -> tuple[Path, Path]:
-    """A ruff whose server's input is logged: (the program, its log)."""
+    """A ruff whose server's input is logged, and its output next to it (`answers`): (the program, its log)."""
     real = shutil.which("ruff")
     assert real is not None
     log = tmp_path / "ruff-server-input.log"
     log.touch()
+    out = _output_log(log)
     program = tmp_path / "bin" / "ruff"
     program.parent.mkdir()
-    program.write_text(RUFF_TAP.format(log=shlex.quote(str(log)), ruff=shlex.quote(real)), encoding="utf-8")
+    tap = RUFF_TAP.format(log=shlex.quote(str(log)), ruff=shlex.quote(real), out=shlex.quote(str(out)))
+    program.write_text(tap, encoding="utf-8")
     program.chmod(0o755)
     return program, log
+
+
+def _output_log(log: Path) -> Path:
+    return log.with_name("ruff-server-output.log")
 
 
 def requests_sent(log: Path) -> int:
     return log.read_text(encoding="utf-8", errors="replace").count('"textDocument/diagnostic"')
 
 
-def answers_given(log: Path) -> int:
-    """The diagnostic reports ruff server wrote (its output, beside the input log)."""
-    out = log.with_name(log.name + ".out")
-    return out.read_text(encoding="utf-8", errors="replace").count('"kind":"full"') if out.exists() else 0
+def answers(log: Path) -> int:
+    """The lint requests the tapped ruff server has answered (its reports, written to lintel)."""
+    out = _output_log(log)
+    text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
+    return text.count('"kind":"full"') + text.count('"kind":"unchanged"')
 
 
 async def wait_answers(log: Path, count: int) -> None:
     deadline = time.monotonic() + GONE_TIMEOUT
-    while answers_given(log) < count:
-        assert time.monotonic() < deadline, f"ruff server gave {answers_given(log)} lint answers, not {count}"
+    while answers(log) < count:
+        assert time.monotonic() < deadline, f"ruff server answered {answers(log)} lint requests, not {count}"
         await asyncio.sleep(0.02)
 
 
@@ -413,6 +420,9 @@ async def test_a_save_takes_the_lint_its_change_started_only_for_that_text(start
     published = len(editor.client.published)
     editor.change(uri, with_import)
     await wait_requests(log, 2)  # linted ahead...
+    await wait_answers(log, 2)  # ...answered, and a later request answered by lintel...
+    await editor.alive()
+    assert [p for p in editor.client.published[published:] if p.uri == uri] == []  # ...and not published
     editor.path(PY_FILE).write_text(with_import, encoding="utf-8")
     saved = len(editor.client.published)
     editor.did_save(uri)
@@ -449,7 +459,6 @@ async def test_a_config_change_after_the_lint_ahead_is_the_saves_config(start: S
     first = the_ruff_server(editor.root)
     text = editor.path(PY_FILE).read_text(encoding="utf-8") + "\n"
     editor.change(uri, text)
-    await wait_requests(log, 2)
     await wait_answers(log, 2)  # the lint ahead is answered
 
     pyproject = editor.path("pyproject.toml")
@@ -466,8 +475,10 @@ async def test_a_config_change_after_the_lint_ahead_is_the_saves_config(start: S
 
 
 async def test_saves_on_a_warm_worker_are_not_debounced(start: Start) -> None:
-    """A lint on a warm worker is a request, not a process: saves in quick succession are each linted at once,
-    where the CLI's runs would wait `saveDebounceMs` (here 10 s) from the third save in that window on."""
+    """A lint on a warm worker is a request, not a process: saves in quick succession are each linted, where the
+    CLI's runs would wait `saveDebounceMs` (here 10 s) from the third save in that window on. That they wait no
+    debounce at all is checked on the scheduler's fake clock (tests/unit/test_save_debounce.py); here, that each
+    save's own findings are published, as the CLI's."""
     require_linter("python")
     editor = await start("python", init_options={**NO_FORMAT_CHECK, "editor": {"saveDebounceMs": 10_000}})
     uri, _ = await open_and_wait(editor, PY_FILE)
@@ -475,5 +486,5 @@ async def test_saves_on_a_warm_worker_are_not_debounced(start: Start) -> None:
     for i in range(6):
         editor.save(uri, f"{original}\nvalue_{i} = undefined_{i}\n")
         name = f"undefined_{i}"
-        await editor.wait_for_diagnostics(uri, lambda ds: any(name in d.message for d in ds), 8.0)  # noqa: B023
+        await editor.wait_for_diagnostics(uri, lambda ds: any(name in d.message for d in ds))  # noqa: B023
     assert ruff_findings(editor.diagnostics(uri, "ruff")) == cli_findings(editor.root, PY_FILE)

@@ -12,6 +12,7 @@ from lintel.core.units import unit_for
 from lintel.frontends.lsp.convert import issue_to_diagnostic, plain_diagnostic_json
 from lintel.frontends.lsp.scheduler import Scheduler
 from lintel.frontends.lsp.store import DiagnosticsStore
+from lintel.runtime.clock import ManualClock
 from lsprotocol import types
 from pygls.protocol import default_converter
 
@@ -153,15 +154,28 @@ def test_project_run_clears_files_that_became_clean() -> None:
     assert store.uris_with("typecheck") == {"a"}
 
 
+async def _clock_sleep(clock: ManualClock, delay: float) -> None:
+    due: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    clock.call_later(delay, lambda: None if due.done() else due.set_result(None))
+    await due
+
+
+async def _ticks(n: int = 10) -> None:
+    """The tasks woken so far run as far as they can (none of them waits on wall time)."""
+    for _ in range(n):
+        await asyncio.sleep(0)
+
+
 async def test_scheduler_supersedes_and_collapses_a_storm() -> None:
-    scheduler = Scheduler()
+    clock = ManualClock()
+    scheduler = Scheduler(clock)
     ran: list[int] = []
     cancelled: list[int] = []
 
     def job(n: int) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
             try:
-                await asyncio.sleep(0.05)
+                await _clock_sleep(clock, 0.05)  # the tool's run takes 50 ms of the scheduler's clock
                 ran.append(n)
             except asyncio.CancelledError:
                 cancelled.append(n)
@@ -169,13 +183,52 @@ async def test_scheduler_supersedes_and_collapses_a_storm() -> None:
 
         return run
 
+    tasks = []
     for n in range(50):
-        scheduler.submit("k", job(n), busy_delay=0.05)
-        await asyncio.sleep(0.005)
-    await asyncio.sleep(0.3)
+        tasks.append(scheduler.submit("k", job(n), busy_delay=0.05))
+        await _ticks()
+        await clock.advance(0.005)  # a save every 5 ms
+    for _ in range(100):  # a second of the clock: far more than the last run's debounce and run
+        await _ticks()
+        await clock.advance(0.01)
     assert ran == [49]
     assert scheduler.started <= 3
     assert cancelled  # the first run was started and then superseded
+    assert all(task.done() for task in tasks)
+
+
+async def test_scheduler_debounces_by_its_clock() -> None:
+    """A run waits its delay on the scheduler's clock: not one tick earlier, and at once when it is up."""
+    clock = ManualClock()
+    scheduler = Scheduler(clock)
+    ran: list[float] = []
+
+    async def job() -> None:
+        ran.append(clock.now())
+
+    scheduler.submit("k", job, delay=0.2)
+    await _ticks()
+    await clock.advance(0.199)
+    await _ticks()
+    assert ran == []
+    await clock.advance(0.001)
+    await _ticks()
+    assert ran == [0.2]
+
+
+async def test_manual_clock_runs_due_callbacks_in_order() -> None:
+    clock = ManualClock(10.0)
+    seen: list[tuple[str, float]] = []
+    clock.call_later(2.0, lambda: seen.append(("late", clock.now())))
+    clock.call_later(1.0, lambda: seen.append(("early", clock.now())))
+    clock.call_later(1.0, lambda: seen.append(("early, second", clock.now())))
+    dropped = clock.call_later(1.5, lambda: seen.append(("cancelled", clock.now())))
+    dropped.cancel()
+    await clock.advance(1.0)
+    assert seen == [("early", 11.0), ("early, second", 11.0)]
+    await clock.advance(5.0)
+    assert seen[2:] == [("late", 12.0)]
+    assert clock.now() == 16.0
 
 
 async def test_scheduler_shutdown_cancels_running() -> None:

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from lintel.frontends.lsp import commands, lifecycle
-from lintel.frontends.lsp import session as session_module
 from lintel.frontends.lsp.advertised import DOCUMENT_REQUESTS, OPEN_DOCUMENTATION
 from lintel.frontends.lsp.app import LintelServer
 from lintel.frontends.lsp.commands import OFFERED, Commands
@@ -151,9 +150,9 @@ def test_diagnostics_publish_what_changed_or_what_a_save_waits_for() -> None:
     ]
 
 
-def test_folder_for_answers_stand_while_the_folders_stay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session.folder_for remembers its answers for FOLDER_SECONDS, and forgets them when the folders change (a
-    folder added, replaced or removed) or when that time is up (a symlink changed meanwhile)."""
+def test_folder_for_answers_stand_while_the_folders_stay(tmp_path: Path) -> None:
+    """Session.folder_for remembers its answers, and forgets them when the folders change (a folder added, replaced
+    or removed), when files change on disk (a symlink changed meanwhile) or when the path's document opens again."""
     outer, inner = tmp_path / "repo", tmp_path / "repo" / "service"
     (inner / "pkg").mkdir(parents=True)
     file = inner / "pkg" / "mod.py"
@@ -165,7 +164,7 @@ def test_folder_for_answers_stand_while_the_folders_stay(tmp_path: Path, monkeyp
     session.folders = []
     assert session.folder_for(file) is None
 
-    # Within FOLDER_SECONDS the path is not resolved again: a link swapped meanwhile is seen when they are up.
+    # Until an event, the path is not resolved again: a link swapped meanwhile is seen once files are said to change.
     link = tmp_path / "link"
     link.symlink_to(outer)
     session.folders = [Folder(root=outer.resolve(), uri=outer.as_uri())]
@@ -173,5 +172,19 @@ def test_folder_for_answers_stand_while_the_folders_stay(tmp_path: Path, monkeyp
     link.unlink()
     link.symlink_to(tmp_path / "elsewhere")
     assert session.folder_for(link / "service" / "pkg" / "mod.py") is session.folders[0]
-    monkeypatch.setattr(session_module, "FOLDER_SECONDS", 0.0)  # the time is up
+    session.forget_paths()  # watched files changed
     assert session.folder_for(link / "service" / "pkg" / "mod.py") is None
+
+    # And when the path's document is opened again: only its own answer is worked out again.
+    link.unlink()
+    link.symlink_to(outer)
+    other = outer / "other.py"
+    assert session.folder_for(other) is session.folders[0]
+    other_link = tmp_path / "other-link"
+    other_link.symlink_to(outer)
+    assert session.folder_for(other_link / "x.py") is session.folders[0]
+    other_link.unlink()
+    other_link.symlink_to(tmp_path / "elsewhere")
+    session.forget_paths(link / "service" / "pkg" / "mod.py")
+    assert session.folder_for(link / "service" / "pkg" / "mod.py") is session.folders[0]
+    assert session.folder_for(other_link / "x.py") is session.folders[0]  # not forgotten: not resolved again

@@ -27,10 +27,6 @@ from lintel.languages.binaries import resolve_binary
 
 log = logging.getLogger(__name__)
 
-# How long a resolved program is taken as still right without looking again: saves in a burst share one lookup
-# (plan_spec and resolve_binary stat a dozen paths each), and a tool installed or removed is seen within this.
-PROGRAM_SECONDS = 5.0
-
 
 @dataclass(frozen=True)
 class WarmTarget:
@@ -55,30 +51,52 @@ class WarmTarget:
 
 @dataclass(frozen=True)
 class _Program:
-    """A project's tool program as resolved for a configuration, and when."""
+    """A project's tool program as found for a configuration."""
 
     config: LintelConfig
-    binary: str | None  # None: the CLI run must say what is missing
+    binary: str
     env: Mapping[str, str]
-    at: float
 
 
-# Per pool (one per server), by (project root, language, tool): replaced, never grown per save.
-_programs: WeakKeyDictionary[WorkerPool, dict[tuple[Path, str, str], _Program]] = WeakKeyDictionary()
+@dataclass
+class _Found:
+    """What warm_target has read from a pool's projects' files, kept until those files change (`forget`): a save
+    must not re-read pyproject.toml and the CI files, nor stat a dozen paths for the binary. A program not found
+    is looked for again each time (the CLI run that follows costs far more): a tool installed anywhere, PATH
+    included, is used from the next lint on."""
+
+    # By (project root, language, tool): replaced, never grown per save.
+    programs: dict[tuple[Path, str, str], _Program]
+    # By (project root, language): whether the project does not use its linter, for a configuration.
+    unused: dict[tuple[Path, str], tuple[LintelConfig, bool]]
 
 
-_unused: WeakKeyDictionary[WorkerPool, dict[tuple[Path, str], tuple[float, bool]]] = WeakKeyDictionary()
+# Per pool (one per server).
+_found: WeakKeyDictionary[WorkerPool, _Found] = WeakKeyDictionary()
 
 
-def _unused_lint(pool: WorkerPool, project: Project) -> bool:
-    """Whether the project does not use its language's linter, read from its files at most every PROGRAM_SECONDS
-    (a save must not re-read pyproject.toml and the CI files)."""
-    memo = _unused.setdefault(pool, {})
+def _of(pool: WorkerPool) -> _Found:
+    found = _found.get(pool)
+    if found is None:
+        found = _found[pool] = _Found({}, {})
+    return found
+
+
+def forget(pool: WorkerPool, under: Path) -> None:
+    """The watched files of the projects at or under `under` changed: their programs and whether they lint are
+    read again when next asked."""
+    found = _of(pool)
+    found.programs = {key: kept for key, kept in found.programs.items() if not key[0].is_relative_to(under)}
+    found.unused = {key: kept for key, kept in found.unused.items() if not key[0].is_relative_to(under)}
+
+
+def _unused_lint(pool: WorkerPool, project: Project, config: LintelConfig) -> bool:
+    """Whether the project does not use its language's linter, as read from its files since they last changed."""
+    memo = _of(pool).unused
     key = (project.root, project.language)
-    now = time.monotonic()
     known = memo.get(key)
-    if known is None or now - known[0] > PROGRAM_SECONDS:
-        known = memo[key] = (now, unused_tool(project, "lint") is not None)
+    if known is None or known[0] is not config:
+        known = memo[key] = (config, unused_tool(project, "lint") is not None)
     return known[1]
 
 
@@ -92,7 +110,9 @@ def warm_target(
         "lint" not in project.spec.checks
         or config.languages.get(project.language).argv_for("lint")
         or project.problem is not None  # the CLI run reports it
-        or _unused_lint(pool, project)  # the project does not use the linter: no lint at all (the CLI path says so)
+        or _unused_lint(
+            pool, project, config
+        )  # the project does not use the linter: no lint at all (the CLI path says so)
     ):
         return None
     scope = project.spec.file_scope(project, "lint", file, from_buffer)
@@ -105,33 +125,26 @@ def warm_target(
         log.debug("%s: no warm worker: %s", project.root, declined)
         return None
     workspace = workspace.resolve()
-    programs = _programs.setdefault(pool, {})
+    programs = _of(pool).programs
     cache_key = (project.root, project.language, spec.tool)
-    now = time.monotonic()
     program = programs.get(cache_key)
-    if program is None or program.config is not config or now - program.at > PROGRAM_SECONDS:
-        program = _Program(config, None, {}, now)
-        if plan_spec(project, spec, config, workspace).missing is None:
-            resolved = resolve_binary(
-                kind.binary,
-                project_root=project.root,
-                workspace_root=workspace,
-                setting=config.languages.get(project.language).binaries.get(kind.binary),
-                install_dirs=project.spec.install_dirs(),
+    if program is None or program.config is not config:
+        programs.pop(cache_key, None)
+        if plan_spec(project, spec, config, workspace).missing is not None:
+            return None
+        resolved = resolve_binary(
+            kind.binary,
+            project_root=project.root,
+            workspace_root=workspace,
+            setting=config.languages.get(project.language).binaries.get(kind.binary),
+            install_dirs=project.spec.install_dirs(),
+        )
+        if resolved.path is None:
+            log.info(
+                "%s: no warm %s worker: %s not found (tried %s)", project.root, spec.tool, kind.binary, resolved.tried
             )
-            if resolved.path is None:
-                log.info(
-                    "%s: no warm %s worker: %s not found (tried %s)",
-                    project.root,
-                    spec.tool,
-                    kind.binary,
-                    resolved.tried,
-                )
-            env = run_environment(spec.env_defaults, spec.env)
-            program = _Program(config, resolved.path, env, now)
-        programs[cache_key] = program
-    if program.binary is None:
-        return None
+            return None
+        program = programs[cache_key] = _Program(config, resolved.path, run_environment(spec.env_defaults, spec.env))
     return WarmTarget(
         project=project,
         tool=spec.tool,

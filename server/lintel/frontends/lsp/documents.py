@@ -38,9 +38,6 @@ log = logging.getLogger(__name__)
 
 FileCheck = Literal["lint", "format"]
 
-# How long a lint ahead takes a document's project and worker as found (a save always looks again).
-LOCATED_SECONDS = 2.0
-
 # Configuration re-read from every source (lifecycle.py's reload).
 Reload = Callable[[], Awaitable[None]]
 
@@ -68,7 +65,8 @@ class Documents:
         self.ahead: dict[str, _Ahead] = {}  # by uri: the last lint ahead of each open document
         self._ahead_busy: set[str] = set()  # a lint ahead under way
         self._ahead_again: set[str] = set()  # changed since: lint the newest text when it ends
-        self._located: dict[str, tuple[float, LintelConfig, Folder, WarmTarget | None]] = {}
+        # by uri: (the folder's generation and configuration then, the folder, the lint target)
+        self._located: dict[str, tuple[int, LintelConfig, Folder, WarmTarget | None]] = {}
         self._too_big_told: set[str] = set()  # uris said to be above editor.maxLintFileKb
 
     def locate(self, uri: str) -> tuple[Folder, Project, Path] | None:
@@ -199,9 +197,9 @@ class Documents:
 
     async def saved_as_linted_ahead(self, uri: str) -> RunResult | None:
         """The save's lint, when the file on disk is the text its buffer was linted ahead with, by the worker
-        and configuration the buffer's located target names (the lint ahead's, located within LOCATED_SECONDS:
-        a save right after its change does not locate again), the worker still current; None otherwise, and
-        the save lints as any save does."""
+        and configuration the buffer's located target names (the lint ahead's, located since the files it was
+        found from last changed: a save after its change does not locate again), the worker still current; None
+        otherwise, and the save lints as any save does."""
         ahead = self.ahead.get(uri)
         fresh = self._fresh_location(uri)
         path = uri_path(uri)
@@ -252,20 +250,21 @@ class Documents:
         answer.add_done_callback(lambda done: self._ahead_ended(uri, done))
 
     def _fresh_location(self, uri: str) -> tuple[Folder, WarmTarget | None] | None:
-        """The document's folder and lint target as located less than LOCATED_SECONDS ago, while the folder
-        and its configuration stay; None when it must be located again."""
+        """The document's folder and lint target as located, while the folder, its configuration and the files
+        they were found from (its generation) stay; None when it must be located again."""
         known = self._located.get(uri)
         if known is None:
             return None
-        at, config, folder, target = known
-        if time.monotonic() - at >= LOCATED_SECONDS or folder.config is not config:
+        generation, config, folder, target = known
+        if folder.generation != generation or folder.config is not config:
             return None
         return (folder, target) if folder in self.server.session.folders else None
 
     def _ahead_target(self, uri: str) -> tuple[Folder, WarmTarget | None] | None:
         """The document's folder and where its lint ahead goes (None: not to a worker; the save will lint it as
-        it lints it, from the file on disk), remembered for LOCATED_SECONDS while the folder's configuration
-        stays: a lint ahead runs on every change, and the save that follows it takes the same target."""
+        it lints it, from the file on disk), remembered while the folder's configuration and watched files stay
+        (lifecycle.Lifecycle.files_changed): a lint ahead runs on every change, and the save that follows it takes
+        the same target."""
         fresh = self._fresh_location(uri)
         if fresh is not None:
             return fresh
@@ -276,7 +275,7 @@ class Documents:
         folder, project, path = located
         config = folder.config
         target = warm_target(self.workers, project, path, workspace=folder.root, config=config, from_buffer=False)
-        self._located[uri] = (time.monotonic(), config, folder, target)
+        self._located[uri] = (folder.generation, config, folder, target)
         return folder, target
 
     def _ahead_ended(self, uri: str, answer: asyncio.Future[tuple[list[Issue], LintWorker] | None]) -> None:
@@ -311,7 +310,11 @@ class Documents:
 
     async def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
+        path = uri_path(uri)
+        if path is not None:
+            self.server.session.forget_paths(path)  # its folder as the file is now (a symlink may have moved)
         folder = self.folder(uri)
+        await self.server.session.watch.check(folder, path)
         if folder is not None and folder.config.editor.lint_on_open:
             self.schedule(uri, "lint", use_buffer=False, delay_ms=0)
 
@@ -331,6 +334,7 @@ class Documents:
         if path is not None and path.name in ("lintel.toml", "pyproject.toml"):
             await self.reload()
         folder = self.folder(uri)
+        await self.server.session.watch.check(folder, path)
         if folder is None:
             return
         editor = folder.config.editor

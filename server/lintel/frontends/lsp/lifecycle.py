@@ -1,11 +1,11 @@
-"""Initialize (its answer is wiring.py's), configuration, workspace folders and shutdown."""
+"""Initialize (its answer is wiring.py's), configuration, workspace folders, watched files and shutdown."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -17,6 +17,8 @@ from lintel.frontends.lsp.advertised import wants_pull
 from lintel.frontends.lsp.declared import DeclaredFiles
 from lintel.frontends.lsp.diagnostics import Diagnostics
 from lintel.frontends.lsp.session import Folder, config_options
+from lintel.frontends.lsp.shared import uri_path
+from lintel.frontends.lsp.watched import refreshes
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer
@@ -96,6 +98,15 @@ class Workers(Protocol):
         """Every worker stopped (its process group killed); none started afterwards."""
 
 
+def _holds(folder: Folder, path: Path) -> bool:
+    """Whether `path` (as the editor names it: symlinks not resolved, maybe gone) is in the folder (resolved)."""
+    if path.is_relative_to(folder.root):
+        return True
+    with contextlib.suppress(OSError):
+        return path.parent.resolve().is_relative_to(folder.root)
+    return False
+
+
 class Lifecycle:
     """The server's life: initialize, configuration and folder changes (each a reload), shutdown."""
 
@@ -106,19 +117,51 @@ class Lifecycle:
         self.workers = workers
         self.declared = DeclaredFiles()
         self._trust_problem: str | None = None  # a `trusted` value that is not a boolean, told once
+        server.session.watch.on_change = self.files_changed
 
-    async def reload(self, *, pull: bool = True) -> None:
+    async def reload(self, *, pull: bool = True, only: Sequence[Folder] | None = None) -> None:
+        """Configuration and projects read again: of every folder, or of `only` those (their files changed)."""
         server = self.server
+        session = server.session
         if pull:
             await pull_client_settings(server)
         server.notifier.forget("config:")
-        for folder in server.session.folders:
+        for folder in session.folders if only is None else only:
             refresh_folder(server, folder)
+            session.watch.remember(folder)
             if not folder.config.editor.format_check:
                 self.diagnostics.clear_channel("format", folder)
         # Not awaited: the editor answers the registration when it likes, and nothing here waits on it.
         server.spawn(self.declared.update(server))
+        markers = {marker for folder in session.folders for marker in folder.markers()}
+        server.spawn(session.watch.register(server, sorted(markers)))
         await self.children.reconcile()
+
+    async def files_changed(self, paths: Sequence[Path]) -> None:
+        """Watched files changed (the editor's event, or the signature compared on use): what was worked out from
+        them is forgotten — the folders of paths, the documents' lint targets and the warm programs of the folders
+        holding them — and a folder whose configuration file, marker or manifest changed is read again."""
+        from lintel.engine.workers.pool import WorkerPool
+        from lintel.engine.workers.warm import forget
+
+        session = self.server.session
+        watch = session.watch
+        session.forget_paths()
+        stale: list[Folder] = []
+        for folder in session.folders:
+            mine = [path for path in paths if _holds(folder, path)]
+            if not mine:
+                continue
+            folder.generation += 1
+            if isinstance(self.workers, WorkerPool):
+                forget(self.workers, folder.root)
+            # A file read already (lintel.toml saved: reloaded on its save, then its event comes) is not read twice.
+            if any(refreshes(folder, path) and not watch.known(path) for path in mine):
+                stale.append(folder)
+            else:
+                watch.remember(folder)
+        if stale:
+            await self.reload(pull=False, only=stale)
 
     async def stop_everything(self) -> None:
         """Cancel every run (which kills its process group) and wait until they are gone."""
@@ -171,6 +214,9 @@ class Lifecycle:
                 folder.client_settings = section
         await self.reload(pull=not isinstance(section, Mapping))
 
+    async def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
+        await self.files_changed([path for change in params.changes if (path := uri_path(change.uri)) is not None])
+
     async def did_change_folders(self, params: types.DidChangeWorkspaceFoldersParams) -> None:
         session = self.server.session
         removed = {f.uri for f in params.event.removed}
@@ -196,6 +242,10 @@ def setup(server: LintelServer, diagnostics: Diagnostics, children: Children, wo
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def did_change_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
         await lifecycle.did_change_folders(params)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
+        await lifecycle.did_change_watched_files(params)
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(params: None) -> None:

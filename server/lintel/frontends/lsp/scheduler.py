@@ -8,11 +8,14 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Hashable
 
+from lintel.runtime.clock import Clock, LoopClock
+
 log = logging.getLogger(__name__)
 
 
 class Scheduler:
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.clock: Clock = clock if clock is not None else LoopClock()
         self._tasks: dict[Hashable, asyncio.Task[None]] = {}
         self._submitted: dict[Hashable, list[float]] = {}  # the last two request times per key
         self.started = 0  # runs that got past their debounce (benchmarks and tests count them)
@@ -25,7 +28,7 @@ class Scheduler:
         `busy_delay` instead: a single save is linted at once, and a storm of saves collapses into at most
         the first runs plus one on the final content."""
         previous = self._tasks.get(key)
-        now = asyncio.get_running_loop().time()
+        now = self.clock.now()
         recent = [t for t in self._submitted.get(key, []) if now - t < busy_delay]
         self._submitted[key] = [*recent[-1:], now]
         busy = previous is not None and not previous.done()
@@ -41,7 +44,7 @@ class Scheduler:
                 # Let the superseded run finish killing its process before a new one starts.
                 await asyncio.wait({previous})
             if delay > 0:
-                await asyncio.sleep(delay)
+                await self._wait(delay)
             self.started += 1
             try:
                 await job()
@@ -54,6 +57,15 @@ class Scheduler:
         self._tasks[key] = task
         task.add_done_callback(lambda done: self._forget(key, done))
         return task
+
+    async def _wait(self, delay: float) -> None:
+        """`delay` seconds of the scheduler's clock (a fake one in tests: the debounce without the wait)."""
+        due: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        handle = self.clock.call_later(delay, lambda: None if due.done() else due.set_result(None))
+        try:
+            await due
+        finally:
+            handle.cancel()
 
     def _forget(self, key: Hashable, task: asyncio.Task[None]) -> None:
         if self._tasks.get(key) is task:

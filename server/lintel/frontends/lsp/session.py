@@ -4,8 +4,7 @@ the diagnostics store, the run scheduler and what the user has been told."""
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from lintel.core.positions import Unit
 from lintel.frontends.lsp.scheduler import Scheduler
 from lintel.frontends.lsp.store import DiagnosticsStore
+from lintel.frontends.lsp.watched import FileWatch
 
 if TYPE_CHECKING:
     from lintel.engine.checks import RunResult
@@ -24,8 +24,7 @@ log = logging.getLogger(__name__)
 # initializationOptions keys that are not configuration.
 _NOT_CONFIG = ("trusted",)
 
-# How long Session.folder_for's answer for a path stands (unless the folders change), and how many are kept.
-FOLDER_SECONDS = 2.0
+# How many of Session.folder_for's answers are kept.
 FOLDER_ANSWERS = 512
 
 
@@ -58,6 +57,15 @@ class Folder:
     client_settings: Mapping[str, Any] | None = None  # from workspace/configuration, scoped to this folder
     # (project root, language) -> its last runTests result: each project of a monorepo keeps its own.
     last_tests: dict[tuple[Path, str], RunResult] = field(default_factory=dict)
+    # Counts the changes of its watched files: what was worked out from them before (a document's lint target)
+    # is worked out again.
+    generation: int = 0
+
+    def project_roots(self) -> Iterator[Path]:
+        return (project.root for project in self.projects)
+
+    def markers(self) -> Iterator[str]:
+        return (marker for spec in self.languages for marker in spec.markers)
 
     def refresh(self, init_options: Mapping[str, Any] | None) -> list[ConfigProblem]:
         """Re-read markers and configuration (defaults < files < initializationOptions < client settings)."""
@@ -95,21 +103,21 @@ class Session:
     pull: bool = False  # diagnostics are pulled by the client (textDocument/diagnostic) instead of pushed
     store: DiagnosticsStore = field(default_factory=DiagnosticsStore)
     scheduler: Scheduler = field(default_factory=Scheduler)
+    watch: FileWatch = field(default_factory=FileWatch)
 
-    # path -> (when, the folders then, the answer): folder_for's answers of the last FOLDER_SECONDS.
-    _folder_of: dict[Path, tuple[float, tuple[Folder, ...], Folder | None]] = field(
+    # path -> (the folders then, the answer): folder_for's answers since the path's document was opened.
+    _folder_of: dict[Path, tuple[tuple[Folder, ...], Folder | None]] = field(
         default_factory=dict, init=False, repr=False
     )
 
     def folder_for(self, path: Path) -> Folder | None:
-        """The innermost workspace folder that holds `path` (after symlinks). The answer stands for FOLDER_SECONDS
-        while the folders stay the same: a save asks it three times (its change, its save, its publish), each a
-        realpath of the path (~50 us when the cache is cold); a symlink changed meanwhile is seen that late."""
+        """The innermost workspace folder that holds `path` (after symlinks). The answer stands while the folders
+        stay the same, until the path's document is opened again or watched files change (`forget_paths`): a save
+        asks it three times (its change, its save, its publish), each a realpath of the path."""
         folders = tuple(self.folders)
-        now = time.monotonic()
         known = self._folder_of.get(path)
-        if known is not None and now - known[0] < FOLDER_SECONDS and _same(known[1], folders):
-            return known[2]
+        if known is not None and _same(known[0], folders):
+            return known[1]
         from lintel.engine.detect import is_inside
 
         target = path.resolve()
@@ -118,8 +126,16 @@ class Session:
         found = max(holders, key=lambda f: len(f.root.parts), default=None)
         if len(self._folder_of) >= FOLDER_ANSWERS:
             self._folder_of.clear()
-        self._folder_of[path] = (now, folders, found)
+        self._folder_of[path] = (folders, found)
         return found
+
+    def forget_paths(self, *paths: Path) -> None:
+        """folder_for works out the folder of `paths` (of every path, when none is named) again: a document opened
+        anew, files changed on disk (a symlink may point elsewhere now)."""
+        if not paths:
+            self._folder_of.clear()
+        for path in paths:
+            self._folder_of.pop(path, None)
 
 
 def _same(these: tuple[Folder, ...], those: tuple[Folder, ...]) -> bool:
