@@ -9,14 +9,24 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
 from lsprotocol import types
 
-if TYPE_CHECKING:
-    from lintel.frontends.lsp.app import LintelServer
-
 log = logging.getLogger(__name__)
+
+
+class Registrar(Protocol):
+    """What registering watchers needs of the server: narrow, so that this module need not import app.py, which
+    imports it through the session."""
+
+    @property
+    def client_capabilities(self) -> types.ClientCapabilities: ...
+
+    async def client_register_capability_async(self, params: types.RegistrationParams) -> Any: ...
+
+    async def client_unregister_capability_async(self, params: types.UnregistrationParams) -> Any: ...
+
 
 # Read at a folder's root by the configuration (engine.config.read_file_config).
 CONFIG_FILES = ("lintel.toml", "pyproject.toml")
@@ -186,7 +196,7 @@ class FileWatch:
         if changed:
             await self.on_change(changed)
 
-    async def register(self, server: LintelServer, markers: Iterable[str]) -> None:
+    async def register(self, server: Registrar, markers: Iterable[str]) -> None:
         """The editor asked to watch `globs(markers)`, when it registers watchers dynamically and they changed."""
         workspace = server.client_capabilities.workspace
         watched = getattr(workspace, "did_change_watched_files", None)
