@@ -154,10 +154,9 @@ class LintelServer(LanguageServer):
 
     def listen_tcp(self, host: str, port: int, token: Token) -> None:
         """`lintel serve --tcp HOST:PORT`: the one client that presents `token` in its `initialize`
-        (lintel.frontends.lsp.tcp),
-        read by the same reader as stdio (pygls's own TCP reader would bypass framing recovery, the lifecycle's
-        refusals and the raw relays); the session ends when that connection closes. The address it listens on is
-        printed on stderr (port 0 picks a free one), then where the token is."""
+        (lintel.frontends.lsp.tcp), read by the same reader as stdio (pygls's own TCP reader would bypass framing
+        recovery, the lifecycle's refusals and lintel's route table); the session ends when that connection closes.
+        The address it listens on is printed on stderr (port 0 picks a free one), then where the token is."""
         try:
             asyncio.run(self._serve_tcp(host, port, token))
         except (KeyboardInterrupt, SystemExit):
