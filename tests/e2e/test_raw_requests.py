@@ -1,6 +1,7 @@
-"""The relayed navigation requests lintel serves on their JSON, without pygls (LintelServer.raw_requests):
-malformed params answered with -32602, garbage on the pipe survived, `$/cancelRequest` answered with -32800
-and passed on to the child. Run against the real `lintel serve` with VS Code's and Neovim's capabilities."""
+"""The relayed navigation requests lintel serves on their JSON, without pygls (their routes, served by
+lintel.frontends.lsp.dispatch): malformed params answered with -32602, garbage on the pipe survived,
+`$/cancelRequest` answered with -32800 and passed on to the child. Run against the real `lintel serve` with
+VS Code's and Neovim's capabilities."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""textDocument/didChange served on its JSON, without pygls's dispatch (LintelProtocol.did_change_raw): the document
-changes as pygls would change it (ranges in UTF-16 by default), the listeners and the feature's handler hear of it,
+"""textDocument/didChange served by lintel's route table (dispatch.py), without pygls's dispatch: the document
+changes as pygls would change it (ranges in UTF-16 by default), the child servers (their manager) hear of it,
 and a malformed one is logged while the server serves on."""
 
 from __future__ import annotations
@@ -13,34 +13,28 @@ from typing import Any
 import pytest
 from lintel.frontends.lsp.app import LintelServer
 from lintel.frontends.lsp.wiring import create_server
+from lintel.frontends.relay.manager import Manager
 from lsprotocol import types
 
 from tests.helpers import MessageRecorder
 
 
 class Listener:
+    """Stands in for the child servers' manager, told of each change (documents.handlers' follower)."""
+
     def __init__(self) -> None:
         self.changes: list[tuple[int, str]] = []
-
-    def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
-        pass
 
     def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         self.changes.append((params.text_document.version, type(params.content_changes[0]).__name__))
 
-    def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
-        pass
 
-    def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
-        pass
-
-
-def started(tmp_path: Path) -> tuple[LintelServer, MessageRecorder, Listener]:
+def started(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[LintelServer, MessageRecorder, Listener]:
     server = create_server()
     out = MessageRecorder()
     server.protocol.set_writer(out, include_headers=False)
     listener = Listener()
-    server.document_listeners.append(listener)
+    monkeypatch.setattr(Manager, "did_change", lambda manager, params: listener.did_change(params))
     send(server, {"id": 1, "method": types.INITIALIZE, "params": {"capabilities": {}, "rootUri": tmp_path.as_uri()}})
     send(server, {"method": types.INITIALIZED, "params": {}})
     return server, out, listener
@@ -67,8 +61,10 @@ def ranged(start: tuple[int, int], end: tuple[int, int], text: str) -> dict[str,
     }
 
 
-async def test_ranged_and_whole_changes_change_the_document_as_pygls_would(tmp_path: Path) -> None:
-    server, _, listener = started(tmp_path)
+async def test_ranged_and_whole_changes_change_the_document_as_pygls_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server, _, listener = started(tmp_path, monkeypatch)
     uri = (tmp_path / "notes.txt").as_uri()
     document = {"uri": uri, "languageId": "plaintext", "version": 1, "text": "a😀b\nline two\n"}
     send(server, {"method": types.TEXT_DOCUMENT_DID_OPEN, "params": {"textDocument": document}})
@@ -87,9 +83,9 @@ async def test_ranged_and_whole_changes_change_the_document_as_pygls_would(tmp_p
 
 
 async def test_a_malformed_change_is_logged_and_the_server_serves_on(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server, out, listener = started(tmp_path)
+    server, out, listener = started(tmp_path, monkeypatch)
     uri = (tmp_path / "notes.txt").as_uri()
     document = {"uri": uri, "languageId": "plaintext", "version": 1, "text": "kept\n"}
     send(server, {"method": types.TEXT_DOCUMENT_DID_OPEN, "params": {"textDocument": document}})

@@ -13,13 +13,16 @@ from typing import Any
 
 import attrs
 import pytest
+from lintel.frontends.lsp.advertised import Route
 from lintel.frontends.lsp.pyglscompat import (
     FINISHED_HANDLERS_FLOOR,
     PYGLS_CHECKED,
     FinishedHandlers,
+    capabilities_with,
     converter_of,
+    forget_progress,
     is_shutting_down,
-    new_stop_event,
+    progress_cancelled,
     quiet_expected_errors,
 )
 from lsprotocol import types
@@ -80,13 +83,31 @@ def test_shutting_down_is_false_until_shutdown_then_only_exit_is_handled() -> No
     assert seen == ["file:///a"]
 
 
-def test_shutdown_sets_the_installed_stop_event() -> None:
-    server = LanguageServer("compat", "0")
-    event = new_stop_event(server)
-    assert not event.is_set()
-    server.shutdown()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
-    assert event.is_set()
-    assert new_stop_event(server) is not event  # a fresh one per loop
+def test_a_progress_token_s_future_is_cancelled_by_the_client_and_forgotten_on_request() -> None:
+    server, _ = serving()
+    token = "run-1"
+    assert progress_cancelled(server, token) is None
+    server.work_done_progress.begin(token, types.WorkDoneProgressBegin(title="t", cancellable=True))
+    cancelled = progress_cancelled(server, token)
+    assert cancelled is not None
+    assert not cancelled.done()
+    receive(server, {"method": types.WINDOW_WORK_DONE_PROGRESS_CANCEL, "params": {"token": token}})
+    assert cancelled.cancelled()  # pygls cancels the very future lintel hooks the run's task to
+    forget_progress(server, token)
+    assert progress_cancelled(server, token) is None
+    server.work_done_progress.begin(token, types.WorkDoneProgressBegin(title="again"))
+    assert not progress_cancelled(server, token).done()  # a reused token starts afresh
+    forget_progress(server, "never-begun")  # forgetting an unknown token is harmless
+
+
+def test_the_converter_structures_a_notification_s_params_as_pygls_does() -> None:
+    """dispatch.py structures its routes' params with converter_of's converter, the params type lsprotocol names."""
+    server, _ = serving()
+    params = {"textDocument": {"uri": "file:///a", "version": 2}, "contentChanges": [{"text": "x"}]}
+    kind: Any = types.METHOD_TO_TYPES[types.TEXT_DOCUMENT_DID_CHANGE][2]
+    ours: Any = converter_of(server.protocol).structure(params, kind)
+    message = {"jsonrpc": "2.0", "method": types.TEXT_DOCUMENT_DID_CHANGE, "params": params}
+    assert ours == server.protocol.structure_message(message).params
 
 
 def test_expected_request_errors_are_one_info_line_and_faults_keep_their_traceback(
@@ -185,3 +206,25 @@ async def test_the_sweep_keeps_what_is_in_flight_and_forgets_abandoned_requests(
     assert not waiting.done()
     release.set()
     await settle()
+
+
+def test_the_capabilities_are_pygls_s_builder_s_with_lintel_s_routes() -> None:
+    """capabilities_with reads the server's sync options where pygls keeps them and stores what it computes where
+    pygls's own `initialize` would."""
+    server = LanguageServer("compat", "0", text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+    routes = [
+        Route(types.TEXT_DOCUMENT_HOVER, "test"),
+        Route(types.TEXT_DOCUMENT_DID_SAVE, "test"),
+        Route(types.WORKSPACE_EXECUTE_COMMAND, "test", types.ExecuteCommandOptions(commands=["x.run"])),
+        Route(types.TEXT_DOCUMENT_COMPLETION, "test", types.CompletionOptions(trigger_characters=["."])),
+    ]
+    params = types.InitializeParams(capabilities=types.ClientCapabilities())
+    capabilities = capabilities_with(server.protocol, params, routes)
+    assert server.protocol.server_capabilities is capabilities
+    assert capabilities.hover_provider is True
+    assert capabilities.completion_provider == types.CompletionOptions(trigger_characters=["."])
+    assert capabilities.execute_command_provider == types.ExecuteCommandOptions(commands=["x.run"])
+    sync = capabilities.text_document_sync
+    assert isinstance(sync, types.TextDocumentSyncOptions)
+    assert sync.change == types.TextDocumentSyncKind.Incremental
+    assert sync.save is not None  # didSave routed: the client is asked to send it

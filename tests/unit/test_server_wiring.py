@@ -8,39 +8,64 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from lintel.frontends.lsp import commands, lifecycle
-from lintel.frontends.lsp.advertised import DOCUMENT_REQUESTS, OPEN_DOCUMENTATION
+from lintel.frontends.lsp import commands, documents, lifecycle
+from lintel.frontends.lsp.advertised import DOCUMENT_RELAYS, OPEN_DOCUMENTATION, ROUTES
 from lintel.frontends.lsp.app import LintelServer
 from lintel.frontends.lsp.commands import OFFERED, Commands
 from lintel.frontends.lsp.diagnostics import Diagnostics
-from lintel.frontends.lsp.documents import AheadListener
 from lintel.frontends.lsp.session import Folder, Session
 from lintel.frontends.lsp.shared import NOT_FORWARDED
 from lintel.frontends.lsp.wiring import create_server, wire
-from lintel.frontends.relay.manager import Manager
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from tests.helpers import MessageRecorder
 
-def test_wiring_registers_every_feature() -> None:
+
+def test_wiring_binds_every_route() -> None:
     server = create_server()
-    assert set(server.protocol.fm.features) == {types.INITIALIZE}  # the rest after the initialize answer
+    assert [route.method for route in server.routes.bound()] == [types.INITIALIZE]  # the rest after the answer
+    assert set(server.protocol.fm.features) == {types.INITIALIZE}  # pygls runs its built-in step, then this
     wire(server)
-    features = server.protocol.fm.features
+    assert server.routes.bound() == ROUTES  # every route bound, once
     for method in (
         types.INITIALIZE,
         types.SHUTDOWN,
         types.WORKSPACE_DID_CHANGE_CONFIGURATION,
         types.TEXT_DOCUMENT_DID_SAVE,
         types.TEXT_DOCUMENT_FORMATTING,
-        *DOCUMENT_REQUESTS,
+        types.WORKSPACE_EXECUTE_COMMAND,
+        *DOCUMENT_RELAYS,
     ):
-        assert method in features, method
-    assert list(server.protocol.fm.commands) == list(OFFERED)
-    assert isinstance(server.commands, Commands)
-    assert set(DOCUMENT_REQUESTS) <= set(server.raw_requests)
-    # The lint ahead first: its request goes out before the child servers are told of the change.
-    assert [type(listener) for listener in server.document_listeners] == [AheadListener, Manager]
+        assert method in {route.method for route in server.routes.bound()}, method
+    # Only what pygls has a built-in step for is registered with pygls.
+    assert set(server.protocol.fm.features) == {types.INITIALIZE, types.SHUTDOWN}
+    assert not server.protocol.fm.commands
+    [execute] = [route for route in ROUTES if route.method == types.WORKSPACE_EXECUTE_COMMAND]
+    assert execute.options.commands == list(OFFERED)
+
+
+async def test_a_change_starts_its_lint_ahead_before_the_child_servers_hear_of_it(tmp_path: Path) -> None:
+    """The lint ahead first: its request goes out before the child servers are told of the change."""
+    told: list[str] = []
+    server = LintelServer()
+    docs = SimpleNamespace(
+        server=server, lint_ahead=lambda uri: told.append("ahead"), did_change=lambda p: told.append("own")
+    )
+    follower = SimpleNamespace(did_change=lambda params: told.append("children"))
+    routed = documents.handlers(docs, follower)  # type: ignore[arg-type]
+    server.protocol.set_writer(MessageRecorder(), include_headers=False)
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": types.INITIALIZE, "params": {"capabilities": {}}}
+    server.protocol.handle_message(server.protocol.structure_message(initialize))
+    uri = (tmp_path / "a.txt").as_uri()
+    server.workspace.put_text_document(types.TextDocumentItem(uri=uri, language_id="plaintext", version=1, text="a"))
+    change = types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text="b")],
+    )
+    routed[types.TEXT_DOCUMENT_DID_CHANGE](change)
+    assert told == ["ahead", "children", "own"]
+    assert server.workspace.get_text_document(uri).source == "b"
 
 
 def test_the_commands_offered_are_the_commands_handled() -> None:

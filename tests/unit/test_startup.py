@@ -17,7 +17,7 @@ import lintel
 import pytest
 from lintel.core.tomlread import parse_toml
 from lintel.frontends import cli, headless
-from lintel.frontends.lsp.advertised import Advertised, advertised
+from lintel.frontends.lsp.advertised import COMMANDS, advertised
 from lintel.frontends.lsp.app import LintelServer
 from lintel.frontends.lsp.pyglscompat import capabilities_with
 from lintel.frontends.lsp.wiring import create_server
@@ -108,7 +108,7 @@ def test_serve_answers_initialize_before_importing_the_engine(tmp_path: Path) ->
     stderr = proc.stderr.decode("utf-8", errors="replace").splitlines()
     [initialized] = [a for a in answers(proc.stdout) if a.get("id") == 1]
     capabilities = initialized["result"]["capabilities"]
-    assert capabilities["executeCommandProvider"]["commands"] == list(advertised(types.ClientCapabilities()).commands)
+    assert capabilities["executeCommandProvider"]["commands"] == list(COMMANDS)
     assert capabilities["definitionProvider"] is True
     assert capabilities["documentFormattingProvider"] is True
     marker = next((i for i, line in enumerate(stderr) if _MARKER in line), None)
@@ -121,8 +121,8 @@ def test_serve_answers_initialize_before_importing_the_engine(tmp_path: Path) ->
 
 
 def loaded(server: LintelServer) -> bool:
-    """Whether the features are wired (their document handlers registered, nothing left to load)."""
-    registered = types.TEXT_DOCUMENT_DID_OPEN in server.protocol.fm.features
+    """Whether the features are wired (their document handlers bound, nothing left to load)."""
+    registered = types.TEXT_DOCUMENT_DID_OPEN in {route.method for route in server.routes.bound()}
     assert registered == (server.features is None)
     return registered
 
@@ -145,7 +145,7 @@ class Collect:
 )
 async def test_the_capabilities_advertised_are_the_loaded_features(tmp_path: Path, client: str, pull: bool) -> None:
     """For clients with and without pull diagnostics: the answer, given before the features exist, equals what
-    pygls computes from the features once they are registered; nothing advertised is left unregistered."""
+    pygls computes from the routes bound once the features are loaded; nothing advertised is left unbound."""
     server = create_server()
     writer = Collect()
     server.protocol.set_writer(writer)
@@ -156,12 +156,13 @@ async def test_the_capabilities_advertised_are_the_loaded_features(tmp_path: Pat
     server.load_features()
     assert loaded(server)
     params = get_converter().structure(message["params"], types.InitializeParams)
-    # pygls's own computation from what is registered now, nothing added.
-    registered = capabilities_with(server.protocol, params, Advertised({}, ()))
-    assert answer["result"]["capabilities"] == get_converter().unstructure(registered)
+    # pygls's computation from the routes bound now that this client is served.
     promised = advertised(params.capabilities)
-    assert set(promised.features) <= set(server.protocol.fm.features)
-    assert tuple(server.protocol.fm.commands) == promised.commands
+    bound = [route for route in server.routes.bound() if route in promised]
+    registered = capabilities_with(server.protocol, params, bound)
+    assert answer["result"]["capabilities"] == get_converter().unstructure(registered)
+    assert [route.method for route in promised] == [route.method for route in bound]
+    assert answer["result"]["capabilities"]["executeCommandProvider"]["commands"] == list(COMMANDS)
     assert ("diagnosticProvider" in answer["result"]["capabilities"]) == pull
     assert server.session.pull == pull
     assert [f.root for f in server.session.folders] == [tmp_path.resolve()]

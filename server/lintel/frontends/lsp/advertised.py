@@ -1,30 +1,19 @@
-"""What lintel's features register with pygls, known before they are loaded: the `initialize` answer advertises
-it while the features, and the engine under them, load right after that answer (docs/design.md, A fast start).
-
-The features take their methods, options and command names from here; tests/unit/test_startup.py checks that
-the capabilities advertised this way are the ones pygls computes from the features once they are wired.
-"""
+"""The one table of the LSP methods lintel serves (ROUTES): each method's registration options, how it is served, and
+the feature that binds its handler. Cheap to import: the `initialize` answer advertises it before the features,
+and the engine under them, load (docs/design.md, A fast start); wiring.py binds the handlers after that answer
+(dispatch.py serves them)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from lsprotocol import types
 
-# navigation.py: requests about one position or document, relayed to that document's child as they are.
-DOCUMENT_REQUESTS: Mapping[str, Any] = {
-    types.TEXT_DOCUMENT_DEFINITION: None,
-    types.TEXT_DOCUMENT_DECLARATION: None,
-    types.TEXT_DOCUMENT_TYPE_DEFINITION: None,
-    types.TEXT_DOCUMENT_IMPLEMENTATION: None,
-    types.TEXT_DOCUMENT_REFERENCES: None,
-    types.TEXT_DOCUMENT_HOVER: None,
-    types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT: None,
-    types.TEXT_DOCUMENT_DOCUMENT_SYMBOL: None,
+# navigation.py: the editor's requests relayed to the child server of their document, as they are; their options.
+RELAY_OPTIONS: Mapping[str, Any] = {
     types.TEXT_DOCUMENT_RENAME: types.RenameOptions(prepare_provider=True),
-    types.TEXT_DOCUMENT_PREPARE_RENAME: None,
     types.TEXT_DOCUMENT_SIGNATURE_HELP: types.SignatureHelpOptions(
         trigger_characters=["(", ","], retrigger_characters=[")"]
     ),
@@ -33,8 +22,21 @@ DOCUMENT_REQUESTS: Mapping[str, Any] = {
         trigger_characters=[".", ":", "<", '"', "'", "`", "/", "@", "#", "[", "("], resolve_provider=True
     ),
 }
-# navigation.py: the other requests relayed to the children.
-OTHER_REQUESTS = (types.COMPLETION_ITEM_RESOLVE, types.WORKSPACE_SYMBOL)
+# Requests about one position (the others name a document only, or none).
+DOCUMENT_RELAYS = (
+    types.TEXT_DOCUMENT_DEFINITION,
+    types.TEXT_DOCUMENT_DECLARATION,
+    types.TEXT_DOCUMENT_TYPE_DEFINITION,
+    types.TEXT_DOCUMENT_IMPLEMENTATION,
+    types.TEXT_DOCUMENT_REFERENCES,
+    types.TEXT_DOCUMENT_HOVER,
+    types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT,
+    types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
+    types.TEXT_DOCUMENT_RENAME,
+    types.TEXT_DOCUMENT_PREPARE_RENAME,
+    types.TEXT_DOCUMENT_SIGNATURE_HELP,
+    types.TEXT_DOCUMENT_COMPLETION,
+)
 
 # commands.py: lintel's own commands; the editor is told of these (executeCommandProvider), a child's go by
 # registration.
@@ -78,34 +80,10 @@ CODE_ACTIONS = types.CodeActionOptions(
     code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=True
 )
 
-# documents.py and lifecycle.py: the document messages, formatting, and the server's life after `initialize`.
-DOCUMENT_MESSAGES = (
-    types.TEXT_DOCUMENT_DID_OPEN,
-    types.TEXT_DOCUMENT_DID_CHANGE,
-    types.TEXT_DOCUMENT_DID_SAVE,
-    types.TEXT_DOCUMENT_DID_CLOSE,
-    types.TEXT_DOCUMENT_FORMATTING,
-)
-LIFECYCLE = (
-    types.INITIALIZED,
-    types.WORKSPACE_DID_CHANGE_CONFIGURATION,
-    types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS,
-    types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-    types.SHUTDOWN,
-)
-
 # diagnostics.py: pull diagnostics, for the clients `wants_pull` picks.
 PULL_DIAGNOSTICS = types.DiagnosticOptions(
     identifier="lintel", inter_file_dependencies=True, workspace_diagnostics=False
 )
-
-
-@dataclass(frozen=True)
-class Advertised:
-    """Methods (with their options, or None) and commands, as the features will register them."""
-
-    features: Mapping[str, Any]
-    commands: tuple[str, ...]
 
 
 def wants_pull(capabilities: types.ClientCapabilities) -> bool:
@@ -121,16 +99,50 @@ def wants_pull(capabilities: types.ClientCapabilities) -> bool:
     )
 
 
-def advertised(capabilities: types.ClientCapabilities) -> Advertised:
-    """What the features will register for a client with these capabilities."""
-    features: dict[str, Any] = {
-        **DOCUMENT_REQUESTS,
-        **dict.fromkeys(OTHER_REQUESTS),
-        **dict.fromkeys(DOCUMENT_MESSAGES),
-        **dict.fromkeys(LIFECYCLE),
-        types.TEXT_DOCUMENT_CODE_ACTION: CODE_ACTIONS,
-        types.CODE_ACTION_RESOLVE: None,
-    }
-    if wants_pull(capabilities):
-        features[types.TEXT_DOCUMENT_DIAGNOSTIC] = PULL_DIAGNOSTICS
-    return Advertised(features, COMMANDS)
+Run = Literal["inline", "task", "pygls"]
+
+
+@dataclass(frozen=True)
+class Route:
+    """One method lintel serves (dispatch.py). `run`: "inline", called in the reader as the message arrives,
+    before the next is read (a request's handler gets a reply function; whatever awaitable it returns finishes
+    as a task); "task", its coroutine run as a task; "pygls", pygls's built-in step first, then the handler
+    (initialize, shutdown: pygls keeps their state). `raw`: the params as JSON (no lsprotocol structuring; the
+    result goes out as it is), else structured as lsprotocol types. `when`: advertised (and served) only for
+    the clients it picks."""
+
+    method: str
+    feature: str  # the module that binds its handler (wiring.py)
+    options: Any = None  # registration options, advertised in the `initialize` answer
+    run: Run = "task"
+    raw: bool = False
+    when: Callable[[types.ClientCapabilities], bool] | None = None
+
+
+ROUTES: tuple[Route, ...] = (
+    Route(types.INITIALIZE, "wiring", run="pygls"),
+    Route(types.INITIALIZED, "lifecycle"),
+    Route(types.WORKSPACE_DID_CHANGE_CONFIGURATION, "lifecycle"),
+    Route(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, "lifecycle"),
+    Route(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, "lifecycle"),
+    Route(types.SHUTDOWN, "lifecycle", run="pygls"),
+    # The document messages change the document at once, as they come, and tell the child servers in order.
+    Route(types.TEXT_DOCUMENT_DID_OPEN, "documents", run="inline"),
+    Route(types.TEXT_DOCUMENT_DID_CHANGE, "documents", run="inline"),  # one a keystroke: on its JSON
+    Route(types.TEXT_DOCUMENT_DID_SAVE, "documents", run="inline"),
+    Route(types.TEXT_DOCUMENT_DID_CLOSE, "documents", run="inline"),
+    Route(types.TEXT_DOCUMENT_FORMATTING, "documents"),
+    Route(types.TEXT_DOCUMENT_CODE_ACTION, "codeactions", CODE_ACTIONS),
+    Route(types.CODE_ACTION_RESOLVE, "codeactions"),
+    Route(types.TEXT_DOCUMENT_DIAGNOSTIC, "diagnostics", PULL_DIAGNOSTICS, when=wants_pull),
+    Route(types.WORKSPACE_EXECUTE_COMMAND, "commands", types.ExecuteCommandOptions(commands=list(COMMANDS))),
+    # Relayed: answered at once from a running child, in the editor's order with the document messages.
+    *(Route(m, "navigation", RELAY_OPTIONS.get(m), run="inline", raw=True) for m in DOCUMENT_RELAYS),
+    Route(types.COMPLETION_ITEM_RESOLVE, "navigation", raw=True),
+    Route(types.WORKSPACE_SYMBOL, "navigation", raw=True),
+)
+
+
+def advertised(capabilities: types.ClientCapabilities) -> tuple[Route, ...]:
+    """The routes served to (and advertised for) a client with these capabilities."""
+    return tuple(r for r in ROUTES if r.when is None or r.when(capabilities))

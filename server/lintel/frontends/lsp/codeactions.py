@@ -10,7 +10,7 @@ fixes wait for the next lint. Fix-all reads the current text and needs no Issue 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ from lintel.engine.fixdoc import fixed_document_text
 from lintel.engine.suppress import suppression
 from lintel.engine.workers.base import WorkerError, WorkerUnsupported
 from lintel.engine.workers.warm import warm_target
-from lintel.frontends.lsp.advertised import CODE_ACTIONS, FIX_ALL_KIND, OPEN_DOCUMENTATION
+from lintel.frontends.lsp.advertised import FIX_ALL_KIND, OPEN_DOCUMENTATION
 from lintel.frontends.lsp.commands import Commands, invalid
 from lintel.frontends.lsp.convert import LineText
 from lintel.frontends.lsp.diagnostics import Diagnostics, line_reader
@@ -276,14 +276,6 @@ class _Edits:
 def setup(server: LintelServer, diagnostics: Diagnostics, documents: Documents, commands: Commands) -> CodeActions:
     actions = CodeActions(server, diagnostics, documents)
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, CODE_ACTIONS)
-    async def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
-        return await actions.actions(params)
-
-    @server.feature(types.CODE_ACTION_RESOLVE)
-    async def code_action_resolve(params: types.CodeAction) -> types.CodeAction:
-        return await actions.resolve(params)
-
     async def open_documentation(params: types.ExecuteCommandParams) -> Any:
         url = params.arguments[0] if params.arguments else None
         if not isinstance(url, str) or not url.startswith(("https://", "http://")):
@@ -292,3 +284,8 @@ def setup(server: LintelServer, diagnostics: Diagnostics, documents: Documents, 
 
     commands.own_arguments[OPEN_DOCUMENTATION] = open_documentation
     return actions
+
+
+def handlers(actions: CodeActions) -> dict[str, Callable[..., Any]]:
+    """The code action routes (advertised.ROUTES)."""
+    return {types.TEXT_DOCUMENT_CODE_ACTION: actions.actions, types.CODE_ACTION_RESOLVE: actions.resolve}

@@ -28,6 +28,7 @@ from lintel.engine.validators import ValidateResult
 from lintel.frontends.lsp import session
 from lintel.frontends.lsp.advertised import COMMANDS
 from lintel.frontends.lsp.diagnostics import Diagnostics
+from lintel.frontends.lsp.pyglscompat import forget_progress, progress_cancelled
 from lintel.frontends.lsp.shared import NOT_FORWARDED, ForwardCommand, RestartServers
 
 if TYPE_CHECKING:
@@ -153,14 +154,14 @@ class Progress:
             return
         # A token string the client reuses starts afresh: an earlier run's cancelled future would cancel this
         # run at once.
-        self.server.work_done_progress.tokens.pop(self.token, None)
+        forget_progress(self.server, self.token)
         self.server.work_done_progress.begin(
             self.token, types.WorkDoneProgressBegin(title=self.title, cancellable=True, message="starting")
         )
         self._ticker = asyncio.ensure_future(self._tick())
         # window/workDoneProgress/cancel from the client cancels this future: stop the run with it.
         task = asyncio.current_task()
-        cancelled = self.server.work_done_progress.tokens.get(self.token)
+        cancelled = progress_cancelled(self.server, self.token)
         if cancelled is not None and task is not None:
             cancelled.add_done_callback(lambda f: task.cancel() if f.cancelled() else None)
 
@@ -194,17 +195,10 @@ class Progress:
         elapsed = time.monotonic() - self.started_at
         self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=f"done in {elapsed:.1f}s"))
         # pygls keeps a future per token forever (with the callback that holds this run's task): ~12 KB a command.
-        self.server.work_done_progress.tokens.pop(self.token, None)
+        forget_progress(self.server, self.token)
 
 
 def setup(server: LintelServer, diagnostics: Diagnostics, forward: ForwardCommand, restart: RestartServers) -> Commands:
-    commands = Commands(server, diagnostics, forward, restart)
-    server.commands = commands
-    for name in OFFERED:
-        # Registered with pygls only so executeCommandProvider lists them; LintelProtocol dispatches.
-        server.command(name)(_listed_only)
-    return commands
-
-
-async def _listed_only(*args: Any) -> None:  # pragma: no cover - never called, see LintelProtocol
-    raise RuntimeError("dispatched by LintelProtocol")
+    """The commands; wiring.py routes workspace/executeCommand to `Commands.execute` (advertised.ROUTES lists
+    OFFERED as its options)."""
+    return Commands(server, diagnostics, forward, restart)

@@ -15,7 +15,6 @@ from lintel.core.positions import lines_of, split_lines
 from lintel.core.units import unit_for
 from lintel.engine.checks import RunResult
 from lintel.engine.validators import ValidateResult
-from lintel.frontends.lsp.advertised import PULL_DIAGNOSTICS
 from lintel.frontends.lsp.convert import issue_to_diagnostic, plain_diagnostic_json
 from lintel.frontends.lsp.session import Folder
 from lintel.frontends.lsp.shared import uri_path
@@ -191,18 +190,14 @@ class Diagnostics:
 
     def enable_pull(self) -> None:
         """Pull diagnostics, for the clients `advertised.wants_pull` picks (the `initialize` answer has told them
-        so); the others are pushed their diagnostics."""
-        server = self._server
+        so, and the route table serves them `pull`); the others are pushed their diagnostics."""
+        self._server.session.pull = True
 
-        @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, PULL_DIAGNOSTICS)
-        def pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
-            uri = params.text_document.uri
-            items = server.session.store.merged(uri, dedupe=self._dedupe(uri))
-            result_id = str(
-                hash(tuple((d.range.start.line, d.range.start.character, d.message, d.source) for d in items))
-            )
-            if params.previous_result_id == result_id:
-                return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-            return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
-
-        server.session.pull = True
+    async def pull(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        """textDocument/diagnostic: the document's merged diagnostics, or "unchanged" since the client's result."""
+        uri = params.text_document.uri
+        items = self._server.session.store.merged(uri, dedupe=self._dedupe(uri))
+        result_id = str(hash(tuple((d.range.start.line, d.range.start.character, d.message, d.source) for d in items)))
+        if params.previous_result_id == result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from lsprotocol import types
 
@@ -394,47 +394,60 @@ class Documents:
         return [types.TextEdit(range=types.Range(start=start, end=end), new_text=formatted)]
 
 
-class AheadListener:
-    """Told of each change as it arrives (app.DocumentListener), to start its lint ahead at once."""
+class DocumentSync(Protocol):
+    """Told of each document message in the reader, after the document changed and before any later message is
+    read (the child servers' manager, lintel.frontends.relay.manager: they get the messages in the editor's order)."""
 
-    def __init__(self, documents: Documents) -> None:
-        self.documents = documents
-
-    def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
-        pass
-
-    def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
-        self.documents.lint_ahead(params.text_document.uri)
-
-    def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
-        pass
-
-    def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
-        pass
+    def did_open(self, params: types.DidOpenTextDocumentParams) -> None: ...
+    def did_change(self, params: types.DidChangeTextDocumentParams) -> None: ...
+    def did_save(self, params: types.DidSaveTextDocumentParams) -> None: ...
+    def did_close(self, params: types.DidCloseTextDocumentParams) -> None: ...
 
 
 def setup(server: LintelServer, diagnostics: Diagnostics, reload: Reload, workers: WorkerPool) -> Documents:
-    documents = Documents(server, diagnostics, reload, workers)
-    server.document_listeners.insert(0, AheadListener(documents))  # first: its request goes out soonest
+    return Documents(server, diagnostics, reload, workers)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    async def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        await documents.did_open(params)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def handlers(documents: Documents, follower: DocumentSync) -> dict[str, Callable[..., Any]]:
+    """The document routes (advertised.ROUTES): inline, each changes the document as pygls's built-in would, tells
+    `follower`, and returns the check's coroutine to finish as a task; a change starts its lint ahead first (its
+    request goes out soonest). Formatting runs as a task."""
+    server = documents.server
+
+    def tell(method: str, call: Callable[[Any], None], params: Any) -> None:
+        try:
+            call(params)
+        except Exception:  # the document's own checks still run
+            log.exception("the child servers could not be told of %s", method)
+
+    def did_open(params: types.DidOpenTextDocumentParams) -> Awaitable[None]:
+        server.workspace.put_text_document(params.text_document)
+        tell(types.TEXT_DOCUMENT_DID_OPEN, follower.did_open, params)
+        return documents.did_open(params)
+
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        for change in params.content_changes:
+            server.workspace.update_text_document(params.text_document, change)
+        documents.lint_ahead(params.text_document.uri)
+        tell(types.TEXT_DOCUMENT_DID_CHANGE, follower.did_change, params)
         documents.did_change(params)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    async def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        await documents.did_save(params)
+    def did_save(params: types.DidSaveTextDocumentParams) -> Awaitable[None]:
+        tell(types.TEXT_DOCUMENT_DID_SAVE, follower.did_save, params)
+        return documents.did_save(params)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    async def did_close(params: types.DidCloseTextDocumentParams) -> None:
-        await documents.did_close(params)
+    def did_close(params: types.DidCloseTextDocumentParams) -> Awaitable[None]:
+        server.workspace.remove_text_document(params.text_document.uri)
+        tell(types.TEXT_DOCUMENT_DID_CLOSE, follower.did_close, params)
+        return documents.did_close(params)
 
-    @server.feature(types.TEXT_DOCUMENT_FORMATTING)
     async def formatting(params: types.DocumentFormattingParams) -> list[types.TextEdit] | None:
         return await documents.format_document(params.text_document.uri)
 
-    return documents
+    return {
+        types.TEXT_DOCUMENT_DID_OPEN: did_open,
+        types.TEXT_DOCUMENT_DID_CHANGE: did_change,
+        types.TEXT_DOCUMENT_DID_SAVE: did_save,
+        types.TEXT_DOCUMENT_DID_CLOSE: did_close,
+        types.TEXT_DOCUMENT_FORMATTING: formatting,
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -229,29 +229,27 @@ class Lifecycle:
 
 
 def setup(server: LintelServer, diagnostics: Diagnostics, children: Children, workers: Workers) -> Lifecycle:
-    lifecycle = Lifecycle(server, diagnostics, children, workers)
+    return Lifecycle(server, diagnostics, children, workers)
 
-    @server.feature(types.INITIALIZED)
+
+def handlers(lifecycle: Lifecycle, cancel_requests: Callable[[], None]) -> dict[str, Callable[..., Any]]:
+    """The lifecycle routes (advertised.ROUTES). `shutdown` stops everything, then cancels the requests still in
+    flight (`cancel_requests`: the dispatcher's), as pygls cancels its own once the handler is done."""
+
     async def initialized(params: types.InitializedParams) -> None:
         await lifecycle.initialized()
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
-        await lifecycle.did_change_configuration(params)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    async def did_change_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
-        await lifecycle.did_change_folders(params)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    async def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
-        await lifecycle.did_change_watched_files(params)
-
-    @server.feature(types.SHUTDOWN)
     async def shutdown(params: None) -> None:
         await lifecycle.stop_everything()
+        cancel_requests()
 
-    return lifecycle
+    return {
+        types.INITIALIZED: initialized,
+        types.WORKSPACE_DID_CHANGE_CONFIGURATION: lifecycle.did_change_configuration,
+        types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS: lifecycle.did_change_folders,
+        types.WORKSPACE_DID_CHANGE_WATCHED_FILES: lifecycle.did_change_watched_files,
+        types.SHUTDOWN: shutdown,
+    }
 
 
 def _trusted(options: Any) -> tuple[bool, str | None]:

@@ -21,10 +21,10 @@ from pygls.uris import to_fs_path
 
 from lintel.engine.config import EditorSettings
 from lintel.engine.servers import Command, resolve_command, server_root
-from lintel.frontends.lsp.advertised import DOCUMENT_REQUESTS
+from lintel.frontends.lsp.advertised import DOCUMENT_RELAYS
 from lintel.frontends.lsp.diagnostics import Diagnostics
 from lintel.frontends.lsp.pyglscompat import converter_of
-from lintel.frontends.lsp.shared import NOT_FORWARDED, RawNow
+from lintel.frontends.lsp.shared import NOT_FORWARDED
 from lintel.frontends.relay.client import REQUEST_FAILED, Answer, ChildClient, ChildSpec, child_capabilities
 from lintel.frontends.relay.encoding import LineCache, Recoder
 from lintel.frontends.relay.manager import Child, ChildKey, Manager
@@ -33,8 +33,6 @@ from lintel.frontends.relay.router import Router
 from lintel.languages import LANGUAGES
 
 if TYPE_CHECKING:
-    from cattrs import Converter
-
     from lintel.frontends.lsp.app import LintelServer
 
 log = logging.getLogger(__name__)
@@ -384,30 +382,27 @@ class Navigation:
 
 def setup(server: LintelServer, diagnostics: Diagnostics, own_commands: Collection[str]) -> Navigation:
     navigation = Navigation(server, diagnostics, own_commands)
-    manager, router = navigation.manager, navigation.router
-    server.document_listeners.append(manager)
-    atexit.register(manager.kill_all)  # an editor that exits without shutdown leaves no child behind
-    # pygls keeps its converter on the protocol only; results wrapped in RawJson go out untouched.
+    atexit.register(navigation.manager.kill_all)  # an editor that exits without shutdown leaves no child behind
+    # A command forwarded to a child answers with its JSON (RawJson), sent on as it is.
     converter_of(server.protocol).register_unstructure_hook(RawJson, lambda raw: raw.value)
+    return navigation
 
-    handlers: dict[str, RawHandler] = {}
-    for method in DOCUMENT_REQUESTS:
-        positional = method != types.TEXT_DOCUMENT_DOCUMENT_SYMBOL
-        handlers[method] = _document_handler(router, method, positional=positional)
-        server.raw_now[handlers[method]] = _document_now(router, method, positional=positional)
-    handlers[types.COMPLETION_ITEM_RESOLVE] = _string_member_handler(
+
+def handlers(navigation: Navigation) -> dict[str, Callable[..., Any]]:
+    """The relayed routes (advertised.ROUTES), on the editor's JSON: a document's request answered at once by its
+    running child (inline; a task while the child starts), the others as tasks."""
+    router = navigation.router
+    routed: dict[str, Callable[..., Any]] = {
+        method: _document_relay(router, method, positional=method != types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+        for method in DOCUMENT_RELAYS
+    }
+    routed[types.COMPLETION_ITEM_RESOLVE] = _string_member_handler(
         types.COMPLETION_ITEM_RESOLVE, "label", "params must be a completion item with a string label", router.resolve
     )
-    handlers[types.WORKSPACE_SYMBOL] = _string_member_handler(
+    routed[types.WORKSPACE_SYMBOL] = _string_member_handler(
         types.WORKSPACE_SYMBOL, "query", "params.query must be a string", router.workspace_symbol
     )
-    converter = get_converter()  # one for all: each costs ~5 ms to build (its hooks), on the way to first diagnostics
-    for method, handler in handlers.items():
-        # The editor's requests arrive as JSON and are answered with JSON (app.py's raw_requests); the
-        # pygls features advertise the capabilities and serve the threaded reader's fallback.
-        server.raw_requests[method] = handler
-        server.feature(method, DOCUMENT_REQUESTS.get(method))(_typed(handler, method, converter))
-    return navigation
+    return routed
 
 
 RawHandler = Callable[[Any], Coroutine[Any, Any, Any]]
@@ -434,19 +429,15 @@ def _document_uri(method: str, params: Any, positional: bool) -> str:
     return uri
 
 
-def _document_handler(router: Router, method: str, *, positional: bool) -> RawHandler:
-    async def relay(params: Any) -> Any:
-        return await router.forward(method, params, _document_uri(method, params, positional))
+def _document_relay(router: Router, method: str, *, positional: bool) -> Callable[[Any, Answer], Any]:
+    def relay(params: Any, reply: Answer) -> Callable[[], None] | Coroutine[Any, Any, Any]:
+        uri = _document_uri(method, params, positional)
+        cancel = router.forward_now(method, params, uri, reply)
+        # No running child to answer at once: relayed by a task once it runs.
+        return cancel if cancel is not None else router.forward(method, params, uri)
 
     relay.__name__ = f"relay_{method.replace('/', '_')}"
     return relay
-
-
-def _document_now(router: Router, method: str, *, positional: bool) -> RawNow:
-    def relay_now(params: Any, reply: Answer) -> Callable[[], None] | None:
-        return router.forward_now(method, params, _document_uri(method, params, positional), reply)
-
-    return relay_now
 
 
 def _string_member_handler(
@@ -461,13 +452,3 @@ def _string_member_handler(
         return await call(params)
 
     return handler
-
-
-def _typed(
-    handler: RawHandler, method: str, converter: Converter
-) -> Callable[[LintelServer, Any], Coroutine[Any, Any, Any]]:
-    async def typed(ls: LintelServer, params: Any) -> Any:
-        return _raw(await handler(converter.unstructure(params)))
-
-    typed.__name__ = f"typed_{method.replace('/', '_')}"
-    return typed

@@ -1,11 +1,15 @@
 """The pygls internals lintel relies on, all here: checked against pygls 2.1.1 (pyproject.toml pins the minor),
-and tests/unit/test_pyglscompat.py fails when they change. The rest of lintel uses pygls's public API only."""
+and tests/unit/test_pyglscompat.py fails when they change. The rest of lintel uses pygls's public API only.
+
+The one extension point past pygls's dispatch is lintel's route table (dispatch.py): it serves its routes on the JSON
+as read, with the converter pygls structures messages with (`converter_of`), and the capabilities pygls computes
+(`capabilities_with`); pygls keeps `initialize`, `shutdown`, `exit`, its other built-ins and the editor's answers."""
 
 from __future__ import annotations
 
 import logging
-import threading
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
@@ -13,10 +17,10 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 if TYPE_CHECKING:
     from cattrs import Converter
+    from pygls.lsp.server import LanguageServer
     from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol
-    from pygls.server import JsonRPCServer
 
-    from lintel.frontends.lsp.advertised import Advertised
+    from lintel.frontends.lsp.advertised import Route
 
 PYGLS_CHECKED = "2.1.1"
 FINISHED_HANDLERS_FLOOR = 64  # entries in pygls's table of handler futures before a sweep is worth it
@@ -32,21 +36,24 @@ def converter_of(protocol: JsonRPCProtocol) -> Converter:
 
 
 def capabilities_with(
-    protocol: LanguageServerProtocol, params: types.InitializeParams, advertised: Advertised
+    protocol: LanguageServerProtocol, params: types.InitializeParams, routes: Iterable[Route]
 ) -> types.ServerCapabilities:
-    """The capabilities pygls's `initialize` computes from the registered features, computed as if `advertised`
-    were registered as well (the features that load after the answer), stored where pygls keeps its own.
+    """The capabilities pygls's `initialize` computes from its features, computed from lintel's `routes` as well
+    (their options; the commands from executeCommand's), stored where pygls keeps its own.
 
     pygls builds them with ServerCapabilitiesBuilder from its feature manager and the server's sync options
     (`lsp_initialize`); the builder and its arguments are what this reproduces."""
     manager = protocol.fm
     server = protocol._server
-    options = {method: value for method, value in advertised.features.items() if value is not None}
+    listed = tuple(routes)
+    options = {r.method: r.options for r in listed if r.options is not None}
+    execute = options.pop(types.WORKSPACE_EXECUTE_COMMAND, None)
+    commands = list(execute.commands) if isinstance(execute, types.ExecuteCommandOptions) else []
     capabilities: types.ServerCapabilities = ServerCapabilitiesBuilder(
         params.capabilities,
-        {*manager.features, *manager.builtin_features, *advertised.features},
+        {*manager.features, *manager.builtin_features, *(r.method for r in listed)},
         {**manager.feature_options, **options},
-        list(dict.fromkeys([*manager.commands, *advertised.commands])),
+        list(dict.fromkeys([*manager.commands, *commands])),
         server._text_document_sync_kind,
         server._notebook_document_sync,
         ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities),
@@ -60,12 +67,16 @@ def is_shutting_down(protocol: JsonRPCProtocol) -> bool:
     return protocol._shutdown
 
 
-def new_stop_event(server: JsonRPCServer) -> threading.Event:
-    """A stop event for a message loop lintel runs itself (`pygls.io_.run_async`), put where pygls's own
-    transports keep theirs, so `server.shutdown()` sets it."""
-    event = threading.Event()
-    server._stop_event = event
-    return event
+def progress_cancelled(server: LanguageServer, token: types.ProgressToken) -> Any:
+    """The future pygls cancels when the client sends `window/workDoneProgress/cancel` for `token` (made by
+    `work_done_progress.begin`), or None."""
+    return server.work_done_progress.tokens.get(token)
+
+
+def forget_progress(server: LanguageServer, token: types.ProgressToken) -> None:
+    """pygls's future for `token` dropped: pygls keeps one per token forever (with the callbacks on it), and a
+    token the client reuses must start afresh (an earlier run's cancelled future would cancel the new run)."""
+    server.work_done_progress.tokens.pop(token, None)
 
 
 _UNREADABLE = "Unable to deserialize message"  # pygls 2.1.1, JsonRPCProtocol.structure_message

@@ -8,10 +8,6 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
-# A request served raw and at once, without a task (app.py serves, navigation.py provides):
-# (params, reply) -> the request's cancel function, or None when it must go the handler's way.
-RawNow = Callable[[Any, Callable[[Any, "BaseException | None"], None]], "Callable[[], None] | None"]
-
 
 class _NotForwarded:
     def __repr__(self) -> str:

@@ -1,9 +1,10 @@
-"""The one place the server is put together: each feature is built here with what it needs and registers its
-handlers on the server, which knows none of them (esbonio's setup.py shape).
+"""The one place the server is put together: each feature is built here with what it needs injected, and its
+handlers bound in the server's route table (advertised.ROUTES, served by dispatch.py); the server knows none of
+them (esbonio's setup.py shape).
 
-In two steps (docs/design.md, A fast start): `create_server` makes the server and answers `initialize` with the
-capabilities the features will have (advertised.py); `wire` loads the features, and the engine under them,
-right after that answer, before the server handles any later message (app.py)."""
+In two steps (docs/design.md, A fast start): `create_server` makes the server, which answers `initialize` with the
+capabilities of the route table; `wire` loads the features, and the engine under them, right after that answer,
+before the server handles any later message (app.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lintel.frontends.lsp.advertised import COMMANDS, Advertised, advertised
+from lintel.frontends.lsp.advertised import COMMANDS
 from lintel.frontends.lsp.app import LintelServer
 from lintel.frontends.lsp.pyglscompat import quiet_expected_errors
 
@@ -28,10 +29,10 @@ def create_server(before_features: Callable[[], None] | None = None) -> LintelSe
     features = DeferredFeatures(server, before_features)
     server.features = features
 
-    @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
         features.params = params  # acted on once the features are loaded (Lifecycle.initialize)
 
+    server.routes.bind("wiring", {types.INITIALIZE: initialize})
     return server
 
 
@@ -43,9 +44,6 @@ class DeferredFeatures:
         self.before = before
         self.params: types.InitializeParams | None = None
 
-    def advertised(self, capabilities: types.ClientCapabilities) -> Advertised:
-        return advertised(capabilities)
-
     def load(self) -> None:
         if self.before is not None:
             self.before()
@@ -55,12 +53,13 @@ class DeferredFeatures:
 
 
 def wire(server: LintelServer) -> Lifecycle:
-    """Build every feature and register its handlers; the modules are imported here, after the answer."""
+    """Build every feature and bind its routes; the modules are imported here, after the answer."""
     from lintel.engine.workers.kinds import WORKERS
     from lintel.engine.workers.pool import WorkerPool
     from lintel.frontends.lsp import codeactions, commands, documents, lifecycle, navigation
     from lintel.frontends.lsp.diagnostics import Diagnostics
 
+    routes = server.routes
     diagnostics = Diagnostics(server)
     children = navigation.setup(server, diagnostics, own_commands=COMMANDS)
     workers = WorkerPool(WORKERS, report=server.notifier.once)
@@ -68,5 +67,12 @@ def wire(server: LintelServer) -> Lifecycle:
     life = lifecycle.setup(server, diagnostics, children, workers)
     docs = documents.setup(server, diagnostics, reload=life.reload, workers=workers)
     handlers = commands.setup(server, diagnostics, forward=children.forward_command, restart=children.restart_servers)
-    codeactions.setup(server, diagnostics, docs, handlers)
+    actions = codeactions.setup(server, diagnostics, docs, handlers)
+    routes.bind("navigation", navigation.handlers(children))
+    routes.bind("lifecycle", lifecycle.handlers(life, cancel_requests=routes.cancel_all))
+    # The child servers hear of each document message after the document changed, in the editor's order.
+    routes.bind("documents", documents.handlers(docs, follower=children.manager))
+    routes.bind("commands", {types.WORKSPACE_EXECUTE_COMMAND: handlers.execute})
+    routes.bind("codeactions", codeactions.handlers(actions))
+    routes.bind("diagnostics", {types.TEXT_DOCUMENT_DIAGNOSTIC: diagnostics.pull})
     return life
