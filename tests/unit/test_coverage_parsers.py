@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from lintel.engine.coverage import CoverageIndex, CoverageStore
-from lintel.engine.coverage.parsers import (
+from lintel.languages.coverage.data import (
     CoverageDataError,
     parse_coveragepy_json,
     parse_go_profile,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from lintel.languages import FileCheckName, FileScope, Project, project_relpath
-from lintel.languages import rust as rust_toolchain
 from lintel.languages.parsers import is_known_parser
+from lintel.languages.rust import tools as rust_toolchain
 
 from tests.helpers import file_scope, formatter_for, make_project, tool_for
 

@@ -18,7 +18,7 @@ from lintel.core.runenv import defaults_for
 from lintel.engine.checks import RunResult, plan_spec, run_planned, timeout_for
 from lintel.engine.config import LintelConfig
 from lintel.languages import Project, ToolSpec
-from lintel.languages.node import is_yarn_berry, pnpm_changes, run_script_argv
+from lintel.languages.node.tools import is_yarn_berry, pnpm_changes, run_script_argv
 
 # CI=true unless the user's environment says otherwise, as for the test check (lintel.core.runenv).
 _SCRIPT_ENV = defaults_for("node", "script")

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from lintel.core.fixes import Edit, Fix, TextPositions, make_fix
 from lintel.core.issues import Issue
 from lintel.core.positions import split_lines
-from lintel.core.units import unit_for
 from lintel.engine.suppress_scan import PythonLines, c_like_lines, item_line, python_lines, shell_blocked_lines
+from lintel.languages.units import unit_for
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """What a language is to lintel: one `LanguageSpec` names its markers, files, checks and language server.
 
 The ground floor: every other part of lintel (detection, configuration, checks, the server, navigation, the
-CLI) reads languages through these shapes and the registry in `lintel.languages`; this module imports
-nothing of lintel's.
+CLI) reads languages through these shapes and the registry in `lintel.languages`; this module imports only
+lintel.core and the parsers' own shapes.
 """
 
 from __future__ import annotations
@@ -11,9 +11,15 @@ import fnmatch
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from lintel.core.fsstat import is_file
+from lintel.core.positions import Unit
+from lintel.languages.parsers.base import ParserFamily
+
+if TYPE_CHECKING:
+    from lintel.languages.coverage.base import CoverageSupport
+    from lintel.languages.testselect.base import TestSelection
 
 CheckName = Literal["lint", "typecheck", "test", "format"]
 CHECKS: tuple[CheckName, ...] = get_args(CheckName)
@@ -257,6 +263,15 @@ class LanguageSpec:
     # Cargo.toml under a crate's `tests/` is a fixture its tests build: xshell's `tests/data/*`), unless a
     # workspace declares them members or `projects.examples` is on.
     test_data_dirs: frozenset[str] = frozenset()
+    # The parsers of its tools' output (`lintel.languages.parsers` looks names up here).
+    parsers: ParserFamily | None = None
+    # The column unit of its tools' issues, by their `source`, where it is not characters (utf-32): Go's tools count
+    # bytes, JavaScript's UTF-16 code units (`lintel.languages.units`).
+    units: Mapping[str, Unit] = field(default_factory=dict)
+    # How it runs a subset of its tests (`lintel.runTests` with tests or a path); None: it cannot.
+    tests: TestSelection | None = None
+    # How it measures coverage (`lintel.coverage`, `lintel.testsCovering`); None: lintel knows no coverage tool.
+    coverage: CoverageSupport | None = None
 
     @property
     def language_ids(self) -> tuple[str, ...]:

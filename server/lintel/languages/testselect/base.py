@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lintel.core.errors import BadArgument
-from lintel.languages import Project, ToolSpec
-from lintel.languages.base import SKIPPED_DIRS
+from lintel.languages.base import SKIPPED_DIRS, Project, ToolSpec
 
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
@@ -142,3 +141,16 @@ def project_folders(root: Path, skipped_prefixes: tuple[str, ...] = (".",)) -> I
     for current, dirs, _ in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith(skipped_prefixes))
         yield Path(current)
+
+
+Selector = Callable[[Project, Sequence[TestRef], ToolSpec, Path], Selection]
+# runTests {path}: the tests in a file or under a folder (resolved, inside the project), None when it holds none.
+PathSelector = Callable[[Project, Path, ToolSpec, Path], "Selection | None"]
+
+
+@dataclass(frozen=True)
+class TestSelection:
+    """How a language runs a subset of its tests: the given test identities, or the tests under a path."""
+
+    select: Selector
+    select_path: PathSelector

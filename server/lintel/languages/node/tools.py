@@ -29,17 +29,20 @@ from lintel.languages.base import (
     LanguageSpec,
     Project,
     ScriptStep,
-    ServerSpec,
     ToolSpec,
     Workspace,
     project_relpath,
 )
 from lintel.languages.evidence import folders_up
+from lintel.languages.manifests import (
+    PNPM_WORKSPACE,
+    package_json_workspaces,
+    pnpm_workspace_packages,
+)
 from lintel.languages.members import expand_members
-from lintel.languages.node_fix import ESLINT_FORMAT, eslint_fix_mode, script_fix
-from lintel.languages.node_intent import not_configured, prettier_targets, tsc_project
-from lintel.languages.nodesteps import chain_steps
-from lintel.languages.pnpmyaml import pnpm_workspace_packages
+from lintel.languages.node.fix import ESLINT_FORMAT, eslint_fix_mode, script_fix
+from lintel.languages.node.intent import prettier_targets, tsc_project
+from lintel.languages.node.steps import chain_steps
 
 log = logging.getLogger(__name__)
 
@@ -483,7 +486,6 @@ def inspect(spec: LanguageSpec, root: Path, markers: tuple[str, ...]) -> Project
     return Project(spec, root, markers, package_manager=node_package_manager(root), scripts=scripts, problem=problem)
 
 
-PNPM_WORKSPACE = "pnpm-workspace.yaml"
 # The checks a workspace root's own script runs across its packages (`"test": "pnpm -r test"`); format has no
 # script (prettier runs per package).
 _SCRIPT_CHECKS: tuple[CheckName, ...] = ("lint", "test", "typecheck")
@@ -514,42 +516,9 @@ def _workspace_patterns(project: Project) -> tuple[str, list[str]] | None:
         # pnpm reads only its own file; one without `packages` (pnpm 10 keeps settings there) declares none.
         packages = pnpm_workspace_packages(root / PNPM_WORKSPACE)
         return None if packages is None else (PNPM_WORKSPACE, packages)
-    try:
-        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        log.warning("cannot read %s: %s", root / "package.json", exc)
-        return None
-    declared = data.get("workspaces") if isinstance(data, dict) else None
-    if declared is None:
-        return None
-    if isinstance(declared, dict):  # yarn 1's `{"packages": [...], "nohoist": [...]}`
-        declared = declared.get("packages", [])
-    if not isinstance(declared, list) or not all(isinstance(p, str) for p in declared):
-        log.warning("cannot read %s: `workspaces` is not a list of paths", root / "package.json")
-        return None
-    return "package.json", declared
+    declared = package_json_workspaces(root)
+    return None if declared is None else ("package.json", declared)
 
 
-_SOURCE = {".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"}
-_TYPED = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact"}
-
-LANGUAGE = LanguageSpec(
-    name="node",
-    markers=("package.json",),
-    extensions={**_SOURCE, **_TYPED, ".vue": "vue", ".svelte": "svelte"},
-    tool_for=tool_for,
-    file_scope=file_scope,
-    formatter_for=formatter_for,
-    server=ServerSpec(
-        (("typescript-language-server", "--stdio"),),
-        "npm install -g typescript-language-server typescript",
-        ("tsconfig.json", "jsconfig.json", "package.json"),
-        # tsserver would fetch @types packages from the registry for JavaScript files: lintel downloads nothing.
-        {"disableAutomaticTypingAcquisition": True},
-    ),
-    install_dirs=install_dirs,
-    inspect=inspect,
-    order=30,
-    workspace=workspace,
-    not_configured=not_configured,
-)
+SOURCE_EXTENSIONS = {".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"}
+TYPED_EXTENSIONS = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact"}

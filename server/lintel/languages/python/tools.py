@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeGuard
+from typing import Any, Literal
 
 from lintel.core.tomlread import read_toml
 from lintel.languages.base import (
@@ -23,16 +23,14 @@ from lintel.languages.base import (
     FileCheckName,
     FileScope,
     FixMode,
-    LanguageSpec,
     Project,
-    ServerSpec,
     ToolSpec,
     Workspace,
     project_relpath,
 )
 from lintel.languages.binaries import resolve_binary
-from lintel.languages.members import expand_members
-from lintel.languages.python_intent import not_configured, typecheckers_used
+from lintel.languages.manifests import uv_workspace
+from lintel.languages.python.intent import typecheckers_used
 
 log = logging.getLogger(__name__)
 
@@ -297,27 +295,11 @@ UV_WORKSPACE_COVERS: frozenset[CheckName] = frozenset({"lint", "format"})
 
 
 def workspace(project: Project) -> Workspace | None:
-    """A uv workspace: `[tool.uv.workspace]` `members` (globs) minus `exclude` in the root's pyproject.toml.
-    The root is a project of its own when it has a `[project]` table (else a virtual workspace root)."""
-    path = project.root / "pyproject.toml"
-    document = read_toml(path)
-    tool = document.get("tool") if document is not None else None
-    uv = tool.get("uv") if isinstance(tool, Mapping) else None
-    table = uv.get("workspace") if isinstance(uv, Mapping) else None
-    if document is None or table is None:
+    """A uv workspace (`[tool.uv.workspace]` in the root's pyproject.toml): lint and format cover its members."""
+    found = uv_workspace(project.root)
+    if found is None:
         return None
-    members = table.get("members", []) if isinstance(table, Mapping) else None
-    exclude = table.get("exclude", []) if isinstance(table, Mapping) else None
-    if not _paths(members) or not _paths(exclude):
-        log.warning("cannot read %s: [tool.uv.workspace] members and exclude must be lists of paths", path)
-        return None
-    found = expand_members(project.root, members, exclude, manifest="pyproject.toml")
-    own = isinstance(document.get("project"), Mapping)
-    return Workspace("pyproject.toml", found, covers=UV_WORKSPACE_COVERS, own=own)
-
-
-def _paths(value: object) -> TypeGuard[list[str]]:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    return Workspace("pyproject.toml", found.members, covers=UV_WORKSPACE_COVERS, own=found.own)
 
 
 def _mypy_ini(root: Path) -> Path | None:
@@ -346,25 +328,3 @@ def _ini_section(path: Path, section: str) -> Mapping[str, str] | None:
     if not parser.has_section(section):
         return None
     return dict(parser.items(section))
-
-
-LANGUAGE = LanguageSpec(
-    name="python",
-    markers=("pyproject.toml", "setup.py"),
-    extensions={".py": "python", ".pyi": "python"},
-    tool_for=tool_for,
-    file_scope=file_scope,
-    formatter_for=formatter_for,
-    server=ServerSpec(
-        (("basedpyright-langserver", "--stdio"), ("pyright-langserver", "--stdio")),
-        "pip install basedpyright (or: npm install -g pyright)",
-        ("pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg"),
-        # pyright lists the workspace's files on a timer that each document event pushes back 250 ms; until
-        # then references and rename see only the open files and what they import.
-        load_signal="diagnostics",
-    ),
-    install_dirs=install_dirs,
-    order=40,
-    workspace=workspace,
-    not_configured=not_configured,
-)

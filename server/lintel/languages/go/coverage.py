@@ -11,22 +11,18 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from lintel.engine.checks import plan_check
-from lintel.engine.coverage.base import (
+from lintel.languages.coverage.base import (
+    CoverageHost,
     Measurement,
     Refined,
-    Request,
     covers,
     not_checked,
     read_text,
-    run_tests_with,
     run_tool,
 )
-from lintel.engine.coverage.model import CoverageIndex
-from lintel.engine.coverage.parsers import CoverageDataError, parse_go_profile
-from lintel.languages import Project
-from lintel.languages.go import LANGUAGE as GO
-from lintel.languages.go import workspace as go_workspace
+from lintel.languages.coverage.data import CoverageDataError, parse_go_profile
+from lintel.languages.coverage.model import CoverageIndex
+from lintel.languages.manifests import go_work_members
 
 # The most tests of one package run one by one for a line; a package with more is answered per package.
 MAX_TEST_RUNS = 40
@@ -52,16 +48,15 @@ def modules(root: Path) -> dict[str, str]:
 
 
 def _work_members(root: Path) -> list[Path]:
-    work = go_workspace(Project(GO, root, ("go.work",)))
-    return list(work.members) if work is not None else []
+    return list(go_work_members(root))
 
 
-async def measure(request: Request) -> Measurement:
+async def measure(request: CoverageHost) -> Measurement:
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="lintel-coverage-") as scratch:
         profile = Path(scratch) / "cover.out"
         # Flags after the packages are go test's too (`go test ./... -coverprofile=x`).
-        result = await run_tests_with(request, [f"-coverprofile={profile}"])
+        result = await request.run_tests([f"-coverprofile={profile}"])
         if result.exit_code is None and not result.timed_out:
             return Measurement(result)
         text = read_text(profile)
@@ -96,7 +91,7 @@ def _import_path(rel_dir: str, mods: Mapping[str, str]) -> str | None:
     return best[1] if best else None
 
 
-async def refine(request: Request, rel: str, line: int) -> Refined | None:
+async def refine(request: CoverageHost, rel: str, line: int) -> Refined | None:
     """The tests of `rel`'s package that run `line`, each run alone (at most MAX_TEST_RUNS) from one test binary
     built with coverage; None when that cannot be done (the answer stays per package, with the reason logged)."""
     root = request.project.root
@@ -106,7 +101,7 @@ async def refine(request: Request, rel: str, line: int) -> Refined | None:
     if package is None:
         return None
     package_dir = root / rel_dir
-    go = plan_check(request.project, "test", request.config, request.workspace).binaries[0].path or "go"
+    go = request.test_binary() or "go"
     with tempfile.TemporaryDirectory(prefix="lintel-coverage-") as scratch:
         binary = Path(scratch) / "pkg.test"
         built = await run_tool(

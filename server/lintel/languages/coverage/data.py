@@ -1,5 +1,6 @@
-"""Coverage data as the tools write it -> `Files` (lintel.engine.coverage.model): pure functions, no I/O. Each keeps a
-sample of what it reads; tests/unit/test_coverage_parsers.py runs them on output captured from the real tools."""
+"""Coverage data as the tools write it -> `Files` (lintel.languages.coverage.model): pure functions, no I/O.
+Each keeps a sample of what it reads; tests/unit/test_coverage_parsers.py runs them on output captured from the
+real tools."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from lintel.engine.coverage.model import FileCoverage, Files
+from lintel.languages.coverage.model import FileCoverage, Files
 
 
 class CoverageDataError(ValueError):

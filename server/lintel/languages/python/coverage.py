@@ -14,10 +14,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from lintel.engine.coverage.base import Measurement, Request, not_checked, read_text, run_tests_with, run_tool
-from lintel.engine.coverage.model import CoverageIndex
-from lintel.engine.coverage.parsers import CoverageDataError, parse_coveragepy_json
 from lintel.languages.binaries import resolve_binary
+from lintel.languages.coverage.base import CoverageHost, Measurement, not_checked, read_text, run_tool
+from lintel.languages.coverage.data import CoverageDataError, parse_coveragepy_json
+from lintel.languages.coverage.model import CoverageIndex
 
 INSTALL_HINT = "pip install coverage pytest-cov"
 # `--cov` alone measures what the project's coverage config names (`source`), else everything under the cwd;
@@ -30,7 +30,7 @@ LOAD_PYTEST_COV = ("-p", "pytest_cov.plugin")
 _NO_PYTEST_COV = ("unrecognized arguments: --cov", 'Error importing plugin "pytest_cov')
 
 
-def _coverage_binary(request: Request, pytest_path: str | None) -> str | None:
+def _coverage_binary(request: CoverageHost, pytest_path: str | None) -> str | None:
     """The `coverage` of pytest's own environment first: the data file must be read by the coverage.py that
     wrote it."""
     if pytest_path is not None:
@@ -42,18 +42,18 @@ def _coverage_binary(request: Request, pytest_path: str | None) -> str | None:
         "coverage",
         project_root=project.root,
         workspace_root=request.workspace,
-        setting=request.config.languages.get(project.language).binaries.get("coverage"),
+        setting=request.binary_setting("coverage"),
         install_dirs=project.spec.install_dirs(),
     )
     return found.path
 
 
-async def measure(request: Request) -> Measurement:
+async def measure(request: CoverageHost) -> Measurement:
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="lintel-coverage-") as scratch:
         data = Path(scratch) / ".coverage"
         load = LOAD_PYTEST_COV if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") else ()
-        result = await run_tests_with(request, [*load, *PYTEST_COV_ARGS], env={"COVERAGE_FILE": str(data)})
+        result = await request.run_tests([*load, *PYTEST_COV_ARGS], env={"COVERAGE_FILE": str(data)})
         if result.exit_code is None and not result.timed_out:
             return Measurement(result)  # pytest itself is missing: its not-found message says so
         if any(sign in result.output for sign in _NO_PYTEST_COV):
