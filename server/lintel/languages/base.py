@@ -8,7 +8,7 @@ lintel.core and the parsers' own shapes.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
@@ -167,6 +167,10 @@ class ServerSpec:
     # What the server shows (window/showMessage) that is for its own developers, not the user (regular
     # expressions, searched): logged, never a pop-up (lintel.frontends.relay.messages).
     chatter: tuple[str, ...] = ()
+    # The server's diagnostics that report what one of lintel's own tools reports, by (the server's source, its
+    # code) -> the (lintel source, rule) pairs of the same problem: the editor is shown lintel's one
+    # (lintel.frontends.lsp.overlap). Same codes need no entry.
+    same_problems: Mapping[tuple[str, str], frozenset[tuple[str, str]]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -270,6 +274,9 @@ class LanguageSpec:
     units: Mapping[str, Unit] = field(default_factory=dict)
     # How it runs a subset of its tests (`lintel.runTests` with tests or a path); None: it cannot.
     tests: TestSelection | None = None
+    # The command that runs one of the project's own scripts (`lintel.runScript`: the script, its arguments, the
+    # request's name for messages); None: the language has no scripts to run.
+    script_command: Callable[[Project, str, Sequence[str], str], ToolSpec] | None = None
     # How it measures coverage (`lintel.coverage`, `lintel.testsCovering`); None: lintel knows no coverage tool.
     coverage: CoverageSupport | None = None
 

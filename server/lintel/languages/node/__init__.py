@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from lintel.languages.base import LanguageSpec, ServerSpec
 from lintel.languages.coverage.base import CoverageSupport
-from lintel.languages.node import coverage, intent, testselect, tools
+from lintel.languages.node import coverage, intent, scripts, testselect, tools
 from lintel.languages.parsers.base import Parser, ParserFamily
 from lintel.languages.testselect.base import TestSelection
 
@@ -45,6 +45,11 @@ def _parsers() -> Mapping[str, Parser]:
     }
 
 
+_UNUSED = frozenset({("eslint", "no-unused-vars"), ("eslint", "@typescript-eslint/no-unused-vars")})
+# tsserver: 6133 "'x' is declared but its value is never read", 6196 "'X' is declared but never used",
+# 6192 "All imports in import declaration are unused", 6198 "All destructured elements are unused".
+_SAME_PROBLEMS = {("typescript", code): _UNUSED for code in ("6133", "6196", "6192", "6198")}
+
 LANGUAGE = LanguageSpec(
     name="node",
     markers=("package.json",),
@@ -58,6 +63,7 @@ LANGUAGE = LanguageSpec(
         ("tsconfig.json", "jsconfig.json", "package.json"),
         # tsserver would fetch @types packages from the registry for JavaScript files: lintel downloads nothing.
         {"disableAutomaticTypingAcquisition": True},
+        same_problems=_SAME_PROBLEMS,
     ),
     install_dirs=tools.install_dirs,
     inspect=tools.inspect,
@@ -69,4 +75,5 @@ LANGUAGE = LanguageSpec(
     units=dict.fromkeys(("eslint", "tsc", "prettier", "node --test", "jest", "vitest"), "utf-16"),
     tests=TestSelection(testselect.select, testselect.select_path),
     coverage=CoverageSupport(coverage.measure, coverage.refine),
+    script_command=scripts.script_command,
 )

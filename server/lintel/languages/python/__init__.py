@@ -25,6 +25,21 @@ def _parsers() -> Mapping[str, Parser]:
     }
 
 
+_UNUSED_IMPORT = frozenset({("ruff", "F401")})
+_UNUSED_VARIABLE = frozenset({("ruff", "F841")})
+_UNDEFINED = frozenset({("ruff", "F821"), ("mypy", "name-defined")})
+# pyright's rules that ruff or mypy report too.
+_SAME_PROBLEMS = {
+    (server, code): rules
+    for server in ("basedpyright", "Pyright", "pyright")
+    for code, rules in (
+        ("reportUnusedImport", _UNUSED_IMPORT),
+        ("reportUnusedVariable", _UNUSED_VARIABLE),
+        ("reportUndefinedVariable", _UNDEFINED),
+        ("reportRedeclaration", frozenset({("ruff", "F811")})),
+    )
+}
+
 LANGUAGE = LanguageSpec(
     name="python",
     markers=("pyproject.toml", "setup.py"),
@@ -39,6 +54,7 @@ LANGUAGE = LanguageSpec(
         # pyright lists the workspace's files on a timer that each document event pushes back 250 ms; until
         # then references and rename see only the open files and what they import.
         load_signal="diagnostics",
+        same_problems=_SAME_PROBLEMS,
     ),
     install_dirs=tools.install_dirs,
     order=40,
