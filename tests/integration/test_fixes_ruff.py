@@ -22,7 +22,7 @@ from lintel.languages.base import FILE_PLACEHOLDER, FixMode
 from lintel.languages.parsers.base import ToolOutput
 from lintel.languages.python.parsers import parse_ruff
 from lintel.languages.python.tools import RUFF_LINT
-from lintel.languages.units import unit_for
+from lintel.languages.sources import unit_for
 
 from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_tool
 

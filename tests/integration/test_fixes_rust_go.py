@@ -26,7 +26,7 @@ from lintel.engine.registry import registry_for
 from lintel.languages import CheckName, Project
 from lintel.languages.go.tools import tool_for as go_tool_for
 from lintel.languages.rust.tools import tool_for as rust_tool_for
-from lintel.languages.units import unit_for
+from lintel.languages.sources import unit_for
 
 from tests.helpers import copy_workspace, require_tool, run_tool
 

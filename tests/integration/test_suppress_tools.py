@@ -13,7 +13,7 @@ import pytest
 from lintel.core.fixes import Edit, apply_edits
 from lintel.core.issues import Issue
 from lintel.engine.suppress import suppression
-from lintel.languages.units import unit_for
+from lintel.languages.sources import unit_for
 
 from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, require_tool, run_tool
 

@@ -11,7 +11,7 @@ from lintel.core.positions import convert_column
 from lintel.frontends.lsp.convert import issue_to_diagnostic, plain_diagnostic_json
 from lintel.frontends.lsp.scheduler import Scheduler
 from lintel.frontends.lsp.store import DiagnosticsStore
-from lintel.languages.units import unit_for
+from lintel.languages.sources import unit_for
 from lsprotocol import types
 from pygls.protocol import default_converter
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from lintel.core.fixes import apply_edits
 from lintel.core.issues import Issue, make_issue
 from lintel.engine.suppress import suppression
-from lintel.languages.units import unit_for
+from lintel.languages.sources import unit_for
 
 
 def _issue(source: str, file: str, line: int, rule: str | None, column: int = 1) -> Issue:

@@ -20,7 +20,7 @@ from lintel.engine.checks import plan_spec, run_planned, timeout_for, unused_too
 from lintel.engine.config import LintelConfig
 from lintel.languages import Project
 from lintel.languages.base import FILE_PLACEHOLDER, FixMode, ToolSpec
-from lintel.languages.units import unit_for
+from lintel.languages.sources import unit_for
 
 log = logging.getLogger(__name__)
 

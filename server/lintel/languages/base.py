@@ -98,6 +98,30 @@ class FixMode:
     stdin_output: Literal["text", "eslint-json"] = "text"
 
 
+# The comment or attribute that silences one finding of a tool in its file (ruff's noqa comment, golangci-lint's
+# nolint, an `allow` attribute for clippy…); lintel.engine.suppress writes each, extending a directive already there.
+Suppression = Literal[
+    "noqa",
+    "type-ignore",
+    "pyright-ignore",
+    "eslint-disable-next-line",
+    "ts-expect-error",
+    "nolint",
+    "rust-allow",
+    "shellcheck-disable",
+]
+
+
+@dataclass(frozen=True)
+class IssueSource:
+    """What lintel knows of the issues one tool reports, by their `source`: the unit its columns count in (Go's tools
+    count bytes, JavaScript's UTF-16 code units, the rest characters) and how one of its findings is suppressed
+    (None: the tool has no suppression lintel writes)."""
+
+    unit: Unit = "utf-32"
+    suppression: Suppression | None = None
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     check: CheckName
@@ -269,9 +293,9 @@ class LanguageSpec:
     test_data_dirs: frozenset[str] = frozenset()
     # The parsers of its tools' output (`lintel.languages.parsers` looks names up here).
     parsers: ParserFamily | None = None
-    # The column unit of its tools' issues, by their `source`, where it is not characters (utf-32): Go's tools count
-    # bytes, JavaScript's UTF-16 code units (`lintel.languages.units`).
-    units: Mapping[str, Unit] = field(default_factory=dict)
+    # Its tools' issues by their `source` (several tools may share one): column unit and suppression syntax, where
+    # they are not characters and none (`lintel.languages.sources`).
+    sources: Mapping[str, IssueSource] = field(default_factory=dict)
     # How it runs a subset of its tests (`lintel.runTests` with tests or a path); None: it cannot.
     tests: TestSelection | None = None
     # The command that runs one of the project's own scripts (`lintel.runScript`: the script, its arguments, the

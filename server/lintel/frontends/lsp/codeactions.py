@@ -29,7 +29,7 @@ from lintel.frontends.lsp.convert import LineText
 from lintel.frontends.lsp.diagnostics import Diagnostics, line_reader
 from lintel.frontends.lsp.session import Folder
 from lintel.languages import Project
-from lintel.languages.units import unit_for
+from lintel.languages.sources import unit_for
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer

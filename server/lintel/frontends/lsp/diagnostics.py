@@ -18,7 +18,7 @@ from lintel.frontends.lsp.advertised import PULL_DIAGNOSTICS
 from lintel.frontends.lsp.convert import issue_to_diagnostic, plain_diagnostic_json
 from lintel.frontends.lsp.session import Folder
 from lintel.frontends.lsp.shared import uri_path
-from lintel.languages.units import unit_for
+from lintel.languages.sources import unit_for
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer

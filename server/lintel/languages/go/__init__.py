@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintel.languages.base import LanguageSpec, ServerSpec
+from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec
 from lintel.languages.coverage.base import CoverageSupport
 from lintel.languages.go import coverage, testselect, tools
 from lintel.languages.manifests import GO_WORK
@@ -40,7 +40,10 @@ LANGUAGE = LanguageSpec(
     not_configured=tools.not_configured,
     parsers=ParserFamily(("golangci-lint", "go-vet", "go-test", "gofmt"), _parsers),
     # Go's tools count columns in bytes.
-    units=dict.fromkeys(("golangci-lint", "go vet", "go test", "go build", "gofmt", "gopls"), "utf-8"),
+    sources={
+        "golangci-lint": IssueSource("utf-8", "nolint"),
+        **dict.fromkeys(("go vet", "go test", "go build", "gofmt", "gopls"), IssueSource("utf-8")),
+    },
     tests=TestSelection(testselect.select, testselect.select_path),
     coverage=CoverageSupport(coverage.measure, coverage.refine),
 )

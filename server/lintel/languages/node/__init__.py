@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintel.languages.base import LanguageSpec, ServerSpec
+from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec
 from lintel.languages.coverage.base import CoverageSupport
 from lintel.languages.node import coverage, intent, scripts, testselect, tools
 from lintel.languages.parsers.base import Parser, ParserFamily
@@ -72,7 +72,11 @@ LANGUAGE = LanguageSpec(
     not_configured=intent.not_configured,
     parsers=ParserFamily(_PARSER_NAMES, _parsers),
     # JavaScript's tools count columns in UTF-16 code units.
-    units=dict.fromkeys(("eslint", "tsc", "prettier", "node --test", "jest", "vitest"), "utf-16"),
+    sources={
+        "eslint": IssueSource("utf-16", "eslint-disable-next-line"),
+        "tsc": IssueSource("utf-16", "ts-expect-error"),
+        **dict.fromkeys(("prettier", "node --test", "jest", "vitest"), IssueSource("utf-16")),
+    },
     tests=TestSelection(testselect.select, testselect.select_path),
     coverage=CoverageSupport(coverage.measure, coverage.refine),
     script_command=scripts.script_command,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintel.languages.base import LanguageSpec, ServerSpec
+from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec
 from lintel.languages.coverage.base import CoverageSupport
 from lintel.languages.parsers.base import Parser, ParserFamily
 from lintel.languages.python import coverage, intent, testselect, tools
@@ -62,7 +62,11 @@ LANGUAGE = LanguageSpec(
     not_configured=intent.not_configured,
     parsers=ParserFamily(("ruff", "ruff-format", "mypy", "pyright", "pytest"), _parsers),
     # pyright is written in TypeScript and counts UTF-16 code units; ruff and mypy count characters.
-    units=dict.fromkeys(("pyright", "basedpyright"), "utf-16"),
+    sources={
+        "ruff": IssueSource(suppression="noqa"),
+        "mypy": IssueSource(suppression="type-ignore"),
+        **dict.fromkeys(("pyright", "basedpyright"), IssueSource("utf-16", "pyright-ignore")),
+    },
     tests=TestSelection(testselect.select, testselect.select_path),
     coverage=CoverageSupport(coverage.measure),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintel.languages.base import LanguageSpec, ServerSpec
+from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec
 from lintel.languages.coverage.base import CoverageSupport
 from lintel.languages.parsers.base import Parser, ParserFamily
 from lintel.languages.rust import testselect, tools
@@ -44,7 +44,8 @@ LANGUAGE = LanguageSpec(
     workspace=tools.workspace,
     test_data_dirs=frozenset({"tests"}),
     parsers=ParserFamily(("clippy", "cargo-check", "cargo-test", "rustfmt"), _parsers),
-    # rustc counts columns in characters, lintel's default unit: no entry.
+    # rustc counts columns in characters, lintel's default unit; clippy's lints and rustc's are allowed on the item.
+    sources=dict.fromkeys(("clippy", "rustc"), IssueSource(suppression="rust-allow")),
     tests=TestSelection(testselect.select, testselect.select_path),
     coverage=CoverageSupport(
         None,
