@@ -7,6 +7,7 @@ lintel.core and the parsers' own shapes.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -122,6 +123,9 @@ class IssueSource:
     suppression: Suppression | None = None
 
 
+PerFile = Literal["append", "stdin", "whole"]
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     check: CheckName
@@ -146,6 +150,14 @@ class ToolSpec:
     # as long as a build, so it gets the typecheck's time unless the user set the check's own timeout.
     builds: bool = False
     fix_mode: FixMode | None = None  # the tool's own fix mode, when it has one
+    # How the tool checks one file (the server's lint and format on open, save and change; `scope_for_file`):
+    # "append" its path to argv; "stdin" the same, or, given the file's current text, `stdin_args` appended
+    # ({file}: its path) and the text on stdin; "whole" argv as it is, the caller keeping the file's findings.
+    per_file: PerFile = "whole"
+    stdin_args: tuple[str, ...] = ()
+    # A one-file run reports other files too (rustfmt checks the modules the file declares): the caller keeps the
+    # file's findings.
+    reports_others: bool = False
 
     @property
     def binary(self) -> str:
@@ -163,6 +175,18 @@ class FileScope:
     spec: ToolSpec  # what to run: its argv targets the file, its package, or the whole project
     filter_to_file: bool  # the run covers more than the file: the caller keeps only findings for it
     stdin: bool  # the file's current text goes on stdin (the argv says so, e.g. `-` or --stdin)
+
+
+def scope_for_file(spec: ToolSpec, project: Project, file: Path, use_stdin: bool) -> FileScope:
+    """How `spec` checks one file of `project`, as its `per_file` says; `use_stdin`: the caller has the file's
+    current text to send."""
+    if spec.per_file == "whole":
+        return FileScope(spec, filter_to_file=True, stdin=False)
+    rel = project_relpath(project, file)
+    if spec.per_file == "stdin" and use_stdin:
+        args = tuple(rel if arg == FILE_PLACEHOLDER else arg for arg in spec.stdin_args)
+        return FileScope(dataclasses.replace(spec, argv=(*spec.argv, *args)), spec.reports_others, stdin=True)
+    return FileScope(dataclasses.replace(spec, argv=(*spec.argv, rel)), spec.reports_others, stdin=False)
 
 
 # What tells lintel that a language server has loaded its workspace, for servers that answer cross-file

@@ -27,6 +27,7 @@ from lintel.languages.base import (
     ToolSpec,
     Workspace,
     project_relpath,
+    scope_for_file,
 )
 from lintel.languages.evidence import folders_up, mentions
 from lintel.languages.manifests import GO_WORK, go_work_uses
@@ -123,6 +124,9 @@ GOFMT = ToolSpec(
     install_hint=INSTALL_GO,
 )
 
+# gofmt given the one file (it could read stdin, but it then lists `<standard input>`, not the file).
+GOFMT_FILE = dataclasses.replace(GOFMT, argv=("gofmt", "-l"), per_file="append")
+
 _SPECS: Mapping[CheckName, ToolSpec] = {
     "lint": GOLANGCI_LINT,
     "typecheck": GO_VET,
@@ -187,9 +191,9 @@ def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bo
         target = "." if package == "." else f"./{package}"
         fix = FixMode(argv=(*_GOLANGCI_FIX, target))
         spec = dataclasses.replace(GOLANGCI_LINT, argv=(*GOLANGCI_LINT.argv, target), fix_mode=fix)
-        return FileScope(spec, filter_to_file=True, stdin=False)
+        return scope_for_file(spec, project, file, use_stdin)  # whole: the package, the file's findings kept
     if check == "format":
-        return FileScope(dataclasses.replace(GOFMT, argv=("gofmt", "-l", rel)), filter_to_file=False, stdin=False)
+        return scope_for_file(GOFMT_FILE, project, file, use_stdin)
     raise ValueError(f"unknown file check {check!r} for go")
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from lintel.core.gitignore import is_ignored
 from lintel.core.runenv import defaults_for
 from lintel.languages.base import (
+    FILE_PLACEHOLDER,
     NPX_NO_INSTALL,
     CheckName,
     FileCheckName,
@@ -32,6 +33,7 @@ from lintel.languages.base import (
     ToolSpec,
     Workspace,
     project_relpath,
+    scope_for_file,
 )
 from lintel.languages.evidence import folders_up
 from lintel.languages.manifests import (
@@ -268,17 +270,23 @@ def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bo
     `(stdin)` instead of `[warn] <file>` (measured, prettier 3.10), so the format check reads the saved file.
     """
     manager = project.package_manager or "npm"
-    rel = project_relpath(project, file)
     if check == "lint":
         if "lint" in project.scripts:
-            return FileScope(tool_for(project, "lint"), filter_to_file=True, stdin=False)
-        spec = eslint_spec(manager, (rel,), stdin=use_stdin)
-        return FileScope(spec, filter_to_file=False, stdin=use_stdin)
+            return scope_for_file(tool_for(project, "lint"), project, file, use_stdin)
+        rel = project_relpath(project, file)
+        spec = dataclasses.replace(
+            eslint_spec(manager, ()),
+            per_file="stdin",
+            stdin_args=_ESLINT_STDIN_ARGS,
+            fix_mode=eslint_fix_mode((rel,)),
+        )
+        return scope_for_file(spec, project, file, use_stdin)
     if check == "format":
         # A file prettier has no parser for, or one .prettierignore (or node_modules) excludes, is not checked
         # by `prettier --check .`: these flags make the one-file run agree (clean, exit 0) instead of exit 2.
-        flags = ("--check", "--ignore-unknown", "--no-error-on-unmatched-pattern", rel)
-        return FileScope(prettier_spec(manager, flags), filter_to_file=False, stdin=False)
+        flags = ("--check", "--ignore-unknown", "--no-error-on-unmatched-pattern")
+        spec = dataclasses.replace(prettier_spec(manager, flags), per_file="append")
+        return scope_for_file(spec, project, file, use_stdin)
     raise ValueError(f"unknown file check {check!r} for node")
 
 
@@ -294,6 +302,10 @@ def formatter_for(project: Project, file: Path) -> ToolSpec | None:
     """
     spec = prettier_spec(project.package_manager or "npm", ("--stdin-filepath", project_relpath(project, file)))
     return dataclasses.replace(spec, parser="custom", finding_codes=frozenset())
+
+
+# eslint's one file from stdin, named for its configuration and reported under that name.
+_ESLINT_STDIN_ARGS = ("--stdin", "--stdin-filename", FILE_PLACEHOLDER)
 
 
 def eslint_spec(manager: str, targets: tuple[str, ...], *, stdin: bool = False) -> ToolSpec:

@@ -7,7 +7,6 @@ to tell a mypy project from a pyright one.
 from __future__ import annotations
 
 import configparser
-import dataclasses
 import logging
 import os
 import re
@@ -27,6 +26,7 @@ from lintel.languages.base import (
     ToolSpec,
     Workspace,
     project_relpath,
+    scope_for_file,
 )
 from lintel.languages.binaries import resolve_binary
 from lintel.languages.manifests import uv_workspace
@@ -45,6 +45,9 @@ TypeChecker = Literal["mypy", "pyright", "basedpyright"]
 # the first with either flag.
 _RUFF_FIX = ("ruff", "check", "--fix", "--no-unsafe-fixes", "--no-cache", "--force-exclude", "--quiet")
 
+# One file's text from stdin, named for ruff's per-file settings and `--force-exclude`.
+_RUFF_STDIN = ("--stdin-filename", FILE_PLACEHOLDER, "-")
+
 # `--no-fix`: a project with `fix = true` in its ruff config must not have its files rewritten by a lint run.
 # `--no-cache`: ruff is the default linter of every Python project, also those that never chose ruff;
 # a lint run should not leave a `.ruff_cache` behind, and ruff is fast enough without it.
@@ -57,6 +60,8 @@ RUFF_LINT = ToolSpec(
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),  # 2: bad config or arguments, ruff itself failed
     install_hint="pip install ruff",
+    per_file="stdin",
+    stdin_args=_RUFF_STDIN,
     fix_mode=FixMode(
         argv=_RUFF_FIX,
         unsafe_args=("--unsafe-fixes",),
@@ -73,9 +78,11 @@ RUFF_FORMAT = ToolSpec(
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),  # 1: would reformat; 2: a file could not be parsed, or bad config
     install_hint="pip install ruff",
+    per_file="stdin",
+    stdin_args=_RUFF_STDIN,
 )
 
-# Both take file paths, so one file is checked by appending it (or `--stdin-filename <file> -`).
+# Both take file paths, so one file is checked by appending it (or `--stdin-filename <file> -`: per_file).
 _FILE_CHECKS: Mapping[FileCheckName, ToolSpec] = {"lint": RUFF_LINT, "format": RUFF_FORMAT}
 
 # What `ruff format` formats from a text buffer (notebooks reach an editor as notebook documents, not text).
@@ -152,9 +159,7 @@ def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bo
     base = _FILE_CHECKS.get(check)
     if base is None:
         raise ValueError(f"unknown file check {check!r} for python")
-    rel = project_relpath(project, file)
-    target = ("--stdin-filename", rel, "-") if use_stdin else (rel,)
-    return FileScope(dataclasses.replace(base, argv=(*base.argv, *target)), filter_to_file=False, stdin=use_stdin)
+    return scope_for_file(base, project, file, use_stdin)
 
 
 def install_dirs(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:

@@ -26,6 +26,7 @@ from lintel.languages.base import (
     ToolSpec,
     Workspace,
     project_relpath,
+    scope_for_file,
 )
 from lintel.languages.manifests import cargo_workspace, is_cargo_workspace
 
@@ -142,18 +143,19 @@ def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bo
     skip_children option is unstable. With stdin rustfmt would report `Diff in <stdin>:21:`, not the file.
     """
     if check == "lint":
-        return FileScope(tool_for(project, "lint"), filter_to_file=True, stdin=False)
+        return scope_for_file(tool_for(project, "lint"), project, file, use_stdin)
     if check == "format":
-        argv = ("rustfmt", "--check", "--edition", edition(project, file), "--color", "never")
         spec = ToolSpec(
             check="format",
             tool="rustfmt",
-            argv=(*argv, project_relpath(project, file)),
+            argv=("rustfmt", "--check", "--edition", edition(project, file), "--color", "never"),
             parser="rustfmt",
             finding_codes=frozenset({1}),
             install_hint=INSTALL_RUSTFMT,
+            per_file="append",
+            reports_others=True,
         )
-        return FileScope(spec, filter_to_file=True, stdin=False)
+        return scope_for_file(spec, project, file, use_stdin)
     raise ValueError(f"unknown file check {check!r} for rust")
 
 
