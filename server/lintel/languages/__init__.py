@@ -1,7 +1,7 @@
 """The languages lintel knows: one folder per built-in language (`lintel.languages.<name>`) declares it whole
-(markers, files, checks, parsers, test selection, coverage, column units, language server), and `LANGUAGES`
-lists them: the one registry the parser names, the configuration's language keys and the editors' language lists
-are derived from. Users add more in lintel.toml (`lintel.engine.registry`).
+(markers, files, checks, parsers, test selection, coverage, column units and suppressions, language server),
+and `LANGUAGES` lists them: the one registry the parser names, the configuration's language keys and the editors'
+language lists are derived from. Users add more in lintel.toml (`lintel.engine.registry`).
 
 A new built-in language is its folder, one line below, its tests and its set-up script.
 """
