@@ -20,8 +20,8 @@ from lintel.languages.coverage.base import (
     read_text,
     run_tool,
 )
-from lintel.languages.coverage.data import CoverageDataError, parse_go_profile
-from lintel.languages.coverage.model import CoverageIndex
+from lintel.languages.coverage.data import CoverageDataError
+from lintel.languages.coverage.model import CoverageIndex, FileCoverage, Files
 from lintel.languages.manifests import go_work_members
 
 # The most tests of one package run one by one for a line; a package with more is answered per package.
@@ -140,3 +140,58 @@ async def refine(request: CoverageHost, rel: str, line: int) -> Refined | None:
             if covers(files, rel, line):
                 tests.append(f"{package}.{name}")
         return Refined("test", tests, runs=2 + len(names))
+
+
+# --- the coverage data go test writes ------------------------------------------------------------
+
+
+# mode line, then `import/path/file.go:startLine.startCol,endLine.endCol numStatements count`.
+_GO_BLOCK = re.compile(r"^(?P<file>.+):(?P<l1>\d+)\.(?P<c1>\d+),(?P<l2>\d+)\.(?P<c2>\d+) (?P<n>\d+) (?P<count>\d+)$")
+
+
+def parse_go_profile(text: str, modules: Mapping[str, str], covered_by: str | None = None) -> Files:
+    """A `go test -coverprofile` file:
+
+        mode: set
+        example.com/lintelgo/sub/calc.go:7.24,7.40 1 1
+        example.com/lintelgo/sub/calc.go:10.31,13.2 2 0
+
+    Files are named by import path: `modules` maps each module path to its folder relative to the project root
+    ("" for the root), the longest match wins; a file of no listed module keeps its import path. A block covers
+    every line from its start to its end; a line in a run block is covered (by `covered_by`, else the file's
+    package), one only in blocks that never ran is missing. Statement counts are the profile's, as
+    `go tool cover` counts them; a block listed twice (several packages' profiles) counts once, run if any ran.
+    """
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith("mode:"):
+        raise CoverageDataError("not a Go coverage profile (no `mode:` line)")
+    blocks: dict[tuple[str, str], tuple[int, int, int, int]] = {}
+    for raw in lines[1:]:
+        match = _GO_BLOCK.match(raw.strip())
+        if match is None:
+            continue
+        key = (match["file"], raw.rsplit(" ", 2)[0])
+        start, end, statements, count = int(match["l1"]), int(match["l2"]), int(match["n"]), int(match["count"])
+        previous = blocks.get(key)
+        blocks[key] = (start, end, statements, max(count, previous[3] if previous else 0))
+    out: Files = {}
+    for (import_path, _), (start, end, statements, count) in blocks.items():
+        name = _module_relative(import_path, modules)
+        coverage = out.setdefault(name, FileCoverage())
+        coverage.statements += statements
+        who = covered_by if covered_by is not None else posixpath.dirname(import_path)
+        for line in range(start, end + 1):
+            if count > 0:
+                coverage.cover(line, (who,))
+            else:
+                coverage.miss(line)
+        if count > 0:
+            coverage.covered_statements += statements
+    return out
+
+
+def _module_relative(import_path: str, modules: Mapping[str, str]) -> str:
+    best = max((m for m in modules if import_path.startswith(f"{m}/")), key=len, default=None)
+    if best is None:
+        return import_path
+    return posixpath.join(modules[best], import_path[len(best) + 1 :])

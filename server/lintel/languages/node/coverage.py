@@ -15,7 +15,7 @@ import re
 import shlex
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from lintel.core.results import RunResult
@@ -30,8 +30,8 @@ from lintel.languages.coverage.base import (
     not_checked,
     read_text,
 )
-from lintel.languages.coverage.data import CoverageDataError, parse_istanbul_json, parse_lcov
-from lintel.languages.coverage.model import CoverageIndex, Files
+from lintel.languages.coverage.data import CoverageDataError, read_json, relative_path
+from lintel.languages.coverage.model import CoverageIndex, FileCoverage, Files
 
 # The most test files run one by one for a line; with more the answer stays per project.
 MAX_FILE_RUNS = 30
@@ -292,3 +292,72 @@ async def _istanbul(request: CoverageHost, which: str) -> Measurement:
 
 def _script_argv(request: CoverageHost) -> tuple[str, ...]:
     return request.test_spec().argv
+
+
+# --- the coverage data node, jest and vitest write ------------------------------------------------------------
+
+
+def parse_istanbul_json(text: str, root: str, covered_by: str | None = None) -> Files:
+    """istanbul's `coverage-final.json` (jest `--coverageReporters=json`, vitest `--coverage.reporter=json`):
+
+        {"/abs/src/math.js": {"path": "/abs/src/math.js",
+            "statementMap": {"0": {"start": {"line": 2, "column": 2}, "end": {"line": 2, "column": 14}}},
+            "s": {"0": 3}, "fnMap": {...}, "f": {...}, "branchMap": {...}, "b": {...}}}
+
+    A statement counts for its first line, as istanbul's own line coverage does; paths become relative to `root`
+    (the project root). Covered lines are covered by `covered_by` (the suite or a test file)."""
+    document = read_json(text, "istanbul coverage JSON")
+    out: Files = {}
+    for key, data in document.items():
+        if not isinstance(data, dict) or not isinstance(data.get("statementMap"), dict):
+            continue
+        coverage = FileCoverage()
+        counts: Mapping[str, int] = data.get("s") or {}
+        for sid, span in data["statementMap"].items():
+            line = int(span["start"]["line"])
+            coverage.statements += 1
+            if counts.get(sid, 0) > 0:
+                coverage.covered_statements += 1
+                coverage.cover(line, (covered_by,) if covered_by else ())
+            else:
+                coverage.miss(line)
+        out[relative_path(str(data.get("path") or key), root)] = coverage
+    return out
+
+
+def parse_lcov(text: str, root: str, covered_by: str | None = None) -> Files:
+    """An lcov tracefile (node `--test-reporter=lcov`, c8, istanbul's `lcovonly`):
+
+        SF:src/math.js
+        DA:1,1
+        DA:12,2
+        DA:14,0
+        end_of_record
+
+    Each `DA:line,count` is an executable line, covered when its count is above 0; `SF` paths become relative
+    to `root`. Covered lines are covered by `covered_by` (the suite or a test file)."""
+    out: Files = {}
+    current: FileCoverage | None = None
+    seen_record = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("SF:"):
+            current = out.setdefault(relative_path(line[3:], root), FileCoverage())
+            seen_record = True
+        elif line.startswith("DA:") and current is not None:
+            parts = line[3:].split(",")
+            try:
+                number, count = int(parts[0]), int(parts[1])
+            except (IndexError, ValueError):
+                continue
+            current.statements += 1
+            if count > 0:
+                current.covered_statements += 1
+                current.cover(number, (covered_by,) if covered_by else ())
+            else:
+                current.miss(number)
+        elif line == "end_of_record":
+            current = None
+    if not seen_record and text.strip():
+        raise CoverageDataError("not an lcov tracefile (no `SF:` record)")
+    return out

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from lintel.languages.binaries import resolve_binary
 from lintel.languages.coverage.base import CoverageHost, Measurement, not_checked, read_text, run_tool
-from lintel.languages.coverage.data import CoverageDataError, parse_coveragepy_json
-from lintel.languages.coverage.model import CoverageIndex
+from lintel.languages.coverage.data import CoverageDataError, read_json
+from lintel.languages.coverage.model import CoverageIndex, FileCoverage, Files
 
 INSTALL_HINT = "pip install coverage pytest-cov"
 # `--cov` alone measures what the project's coverage config names (`source`), else everything under the cwd;
@@ -99,3 +101,44 @@ def _version(text: str) -> str:
     except ValueError:
         return ""
     return str(meta.get("version", "")) if isinstance(meta, dict) else ""
+
+
+# --- the coverage data coverage.py writes ------------------------------------------------------------
+
+
+# pytest-cov names each dynamic context after the test's node id and the phase: `tests/t.py::test_x|run`.
+_PHASE = re.compile(r"\|(setup|run|teardown)$")
+
+
+def parse_coveragepy_json(text: str) -> Files:
+    """`coverage json --show-contexts` (coverage.py 7, format 3):
+
+        {"meta": {"format": 3, "show_contexts": true, ...},
+         "files": {"src/inventory/models.py": {
+             "executed_lines": [3, 20, 21], "missing_lines": [25],
+             "contexts": {"3": [""], "20": ["tests/test_models.py::test_restock_adds_units|run"]},
+             "summary": {"num_statements": 4, "covered_lines": 3, ...}}}}
+
+    A line's contexts name the tests that ran it (phase suffix dropped); the empty context is code run outside
+    any test (imports at collection), which covers the line without naming a test. Without contexts every
+    covered line is covered by no one in particular."""
+    document = read_json(text, "coverage.py JSON")
+    files = document.get("files")
+    if not isinstance(files, dict):
+        raise CoverageDataError("coverage.py JSON has no `files` object")
+    out: Files = {}
+    for name, data in files.items():
+        if not isinstance(data, dict):
+            continue
+        summary = data.get("summary") or {}
+        coverage = FileCoverage(
+            statements=int(summary.get("num_statements", 0)), covered_statements=int(summary.get("covered_lines", 0))
+        )
+        contexts: Mapping[str, list[str]] = data.get("contexts") or {}
+        for line in data.get("executed_lines") or []:
+            names = {_PHASE.sub("", c) for c in contexts.get(str(line), [])}
+            coverage.cover(int(line), (n for n in names if n))
+        for line in data.get("missing_lines") or []:
+            coverage.miss(int(line))
+        out[str(name).replace("\\", "/")] = coverage
+    return out
