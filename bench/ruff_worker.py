@@ -32,8 +32,8 @@ from lintel.core.issues import Issue, ParseContext
 from lintel.engine.workers.base import WorkerKey
 from lintel.engine.workers.ruff import RuffWorker
 from lintel.languages.parsers.base import ToolOutput
-from lintel.languages.parsers.python import parse_ruff
-from lintel.languages.python import RUFF_LINT
+from lintel.languages.python.parsers import parse_ruff
+from lintel.languages.python.tools import RUFF_LINT
 
 
 async def run_cli(ruff: str, root: Path, rel: str, text: str) -> tuple[float, str]:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from lintel.languages.go import INSTALL_GOPLS
+from lintel.languages.go.tools import INSTALL_GOPLS
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 

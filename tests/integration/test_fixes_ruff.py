@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from lintel.core.fixes import Fix, chosen_fix, fix_all
 from lintel.core.issues import Issue, ParseContext
-from lintel.core.units import unit_for
 from lintel.languages.base import FILE_PLACEHOLDER, FixMode
 from lintel.languages.parsers.base import ToolOutput
-from lintel.languages.parsers.python import parse_ruff
-from lintel.languages.python import RUFF_LINT
+from lintel.languages.python.parsers import parse_ruff
+from lintel.languages.python.tools import RUFF_LINT
+from lintel.languages.sources import unit_for
 
 from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_tool
 

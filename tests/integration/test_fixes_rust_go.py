@@ -19,14 +19,14 @@ import pytest
 from lintel.core.fixes import Fix, chosen_fix, fix_all
 from lintel.core.issues import Issue
 from lintel.core.positions import Unit
-from lintel.core.units import unit_for
 from lintel.engine.checks import dedupe_issues, run_check
 from lintel.engine.config import load_config
 from lintel.engine.detect import detect
 from lintel.engine.registry import registry_for
 from lintel.languages import CheckName, Project
-from lintel.languages.go import tool_for as go_tool_for
-from lintel.languages.rust import tool_for as rust_tool_for
+from lintel.languages.go.tools import tool_for as go_tool_for
+from lintel.languages.rust.tools import tool_for as rust_tool_for
+from lintel.languages.sources import unit_for
 
 from tests.helpers import copy_workspace, require_tool, run_tool
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from lintel.core.fixes import Edit, apply_edits
 from lintel.core.issues import Issue
-from lintel.core.units import unit_for
 from lintel.engine.suppress import suppression
+from lintel.languages.sources import unit_for
 
 from tests.helpers import WORKSPACES, copy_workspace, lintel_json, require_path, require_tool, run_tool
 
@@ -286,7 +286,7 @@ def test_suppressing_every_ruff_finding_equals_ruff_add_noqa(tmp_path: Path, lin
     require_tool("ruff")
     from lintel.core.issues import ParseContext
     from lintel.languages.parsers.base import ToolOutput
-    from lintel.languages.parsers.python import parse_ruff
+    from lintel.languages.python.parsers import parse_ruff
 
     source = ADD_NOQA_FIXTURE.replace("\n", line_end)
     path = tmp_path / "fixture.py"

@@ -28,8 +28,8 @@ from lintel.core.positions import Unit
 from lintel.engine.workers.base import LintWorker, WorkerError, WorkerKey, WorkerUnsupported
 from lintel.engine.workers.ruff import RuffWorker
 from lintel.languages.parsers.base import ToolOutput
-from lintel.languages.parsers.python import parse_ruff
-from lintel.languages.python import RUFF_LINT
+from lintel.languages.python.parsers import parse_ruff
+from lintel.languages.python.tools import RUFF_LINT
 
 from tests.helpers import REPO, copy_workspace, require_tool
 

@@ -8,13 +8,10 @@ from pathlib import Path
 
 import pytest
 from lintel.engine.coverage import CoverageIndex, CoverageStore
-from lintel.engine.coverage.parsers import (
-    CoverageDataError,
-    parse_coveragepy_json,
-    parse_go_profile,
-    parse_istanbul_json,
-    parse_lcov,
-)
+from lintel.languages.coverage.data import CoverageDataError
+from lintel.languages.go.coverage import parse_go_profile
+from lintel.languages.node.coverage import parse_istanbul_json, parse_lcov
+from lintel.languages.python.coverage import parse_coveragepy_json
 
 from tests.helpers import load_capture
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from lintel.engine.detect import DetectionError, choose_project, detect, is_inside, nearest_project, select_projects
-from lintel.languages.node import node_package_manager
+from lintel.languages.node.tools import node_package_manager
 
 from tests.helpers import WORKSPACES
 

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lintel.core.fixes import apply_edits
 from lintel.core.issues import Issue, ParseContext
+from lintel.languages.go.gofix import golangci_fixes
 from lintel.languages.parsers import get_parser
 from lintel.languages.parsers.base import ToolOutput
-from lintel.languages.parsers.gofix import golangci_fixes
-from lintel.languages.parsers.rustfix import compiler_fixes
+from lintel.languages.rust.rustfix import compiler_fixes
 
 from tests.helpers import WORKSPACES, load_capture
 

@@ -15,8 +15,8 @@ import pytest
 from lintel.core.fixes import apply_edits
 from lintel.core.issues import Issue, ParseContext
 from lintel.languages.base import FILE_PLACEHOLDER
+from lintel.languages.node.parsers import parse_eslint, parse_node_lint_auto
 from lintel.languages.parsers.base import ToolOutput
-from lintel.languages.parsers.node import parse_eslint, parse_node_lint_auto
 
 from tests.helpers import WORKSPACES, column_in, load_capture, make_project, tool_for
 
@@ -112,7 +112,7 @@ def test_without_source_the_file_is_read_from_disk(tmp_path: Path, caplog: pytes
     assert sum(len(i.fixes) for i in from_disk) == 8
     # A file that changed since eslint read it: fixes whose ranges no longer fit are dropped, with a log line.
     (tmp_path / "src" / "crlf.js").write_bytes(crlf[:40])
-    with caplog.at_level(logging.INFO, logger="lintel.languages.parsers.eslintfix"):
+    with caplog.at_level(logging.INFO, logger="lintel.languages.node.eslintfix"):
         shorter = parsed(without_source(report, str(tmp_path / "src" / "crlf.js")), here)
     assert 0 < sum(len(i.fixes) for i in shorter) < 8
     assert "does not fit" in caplog.text

@@ -178,3 +178,37 @@ def test_nearest_project_and_server_root_of_a_declared_language(tmp_path: Path) 
     server = languages["shell"].server
     assert server is not None
     assert server.candidates == (("shell-ls", "--stdio"),)
+
+
+def test_each_built_in_language_folder_declares_what_the_rest_of_lintel_reads() -> None:
+    """Parser names, configuration keys, column units and suppressions all come from the folders' declarations."""
+    from lintel.engine.config import LintelConfig
+    from lintel.languages.parsers import is_known_parser
+    from lintel.languages.sources import suppression_for, unit_for
+
+    schema = LintelConfig.model_json_schema()
+    languages = schema["$defs"]["Languages"]["properties"]
+    assert list(languages) == list(LANGUAGES.names)
+    for spec in LANGUAGES:
+        assert spec.parsers is not None, spec.name
+        assert spec.parsers.names, spec.name
+        assert all(is_known_parser(name) for name in spec.parsers.names)
+        for source, known in spec.sources.items():
+            assert (unit_for(source), suppression_for(source)) == (known.unit, known.suppression)
+    assert unit_for("a tool nobody declares") == "utf-32"
+    assert suppression_for("go vet") is None
+
+
+def test_the_language_folders_import_nothing_from_the_engine_or_the_frontends() -> None:
+    """Layer order core < runtime < languages < engine < frontends, checked on every import a module can run."""
+    from tests.unit.test_import_graph import LINTEL, import_graph
+
+    graph = import_graph(LINTEL)
+    upward = {
+        (module, target)
+        for module, targets in graph.items()
+        if module.startswith("lintel.languages")
+        for target in targets
+        if target.startswith(("lintel.engine", "lintel.frontends"))
+    }
+    assert upward == set()

@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lintel.core.issues import Issue, ParseContext, ParseResult
 from lintel.engine.checks import dedupe_issues
+from lintel.languages.go.gotests import parse_go_test
+from lintel.languages.go.parsers import parse_go_vet, parse_gofmt_list, parse_golangci_lint
 from lintel.languages.parsers import get_parser
 from lintel.languages.parsers.base import Parser, ToolOutput
-from lintel.languages.parsers.go import parse_go_vet, parse_gofmt_list, parse_golangci_lint
-from lintel.languages.parsers.gotests import parse_go_test
 
 from tests.helpers import load_capture
 

@@ -15,9 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lintel.core.issues import Issue, ParseContext
-from lintel.languages.parsers import get_parser
-from lintel.languages.parsers.base import ToolOutput
-from lintel.languages.parsers.node import (
+from lintel.languages.node.nodetests import parse_jest, parse_node_test_auto, parse_vitest
+from lintel.languages.node.parsers import (
     PRETTIER_MESSAGE,
     parse_eslint,
     parse_eslint_compact,
@@ -25,7 +24,8 @@ from lintel.languages.parsers.node import (
     parse_prettier_check,
     parse_tsc,
 )
-from lintel.languages.parsers.nodetests import parse_jest, parse_node_test_auto, parse_vitest
+from lintel.languages.parsers import get_parser
+from lintel.languages.parsers.base import ToolOutput
 from lintel.languages.parsers.tap import parse_node_tap, parse_tap
 
 from tests.helpers import load_capture, truncated_capture
@@ -625,8 +625,8 @@ def test_any_json_shape_never_raises(value: object) -> None:
 
 def test_eslint_ignored_file_notice_is_not_a_finding() -> None:
     from lintel.core.issues import ParseContext
+    from lintel.languages.node.parsers import parse_eslint
     from lintel.languages.parsers.base import ToolOutput
-    from lintel.languages.parsers.node import parse_eslint
 
     report = (
         '[{"filePath":"/w/package.json","messages":[{"ruleId":null,"severity":1,'

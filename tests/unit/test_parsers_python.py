@@ -11,8 +11,8 @@ from lintel.core.fixes import Edit, Fix, apply_edits
 from lintel.core.issues import Issue, ParseContext, ParseResult
 from lintel.languages.parsers import get_parser
 from lintel.languages.parsers.base import Parser, ToolOutput
-from lintel.languages.parsers.pytests import parse_pytest_junit
-from lintel.languages.parsers.python import parse_mypy, parse_pyright, parse_ruff, parse_ruff_format
+from lintel.languages.python.parsers import parse_mypy, parse_pyright, parse_ruff, parse_ruff_format
+from lintel.languages.python.pytests import parse_pytest_junit
 
 from tests.helpers import CAPTURES, WORKSPACES, load_capture
 

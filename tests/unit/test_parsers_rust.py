@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from lintel.core.issues import Issue, ParseContext
 from lintel.languages.parsers import get_parser
 from lintel.languages.parsers.base import ToolOutput
-from lintel.languages.parsers.rust import parse_cargo_messages, parse_cargo_test, parse_rustfmt_check
+from lintel.languages.rust.parsers import parse_cargo_messages, parse_cargo_test, parse_rustfmt_check
 
 from tests.helpers import load_capture, truncated_capture
 

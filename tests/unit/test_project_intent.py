@@ -17,9 +17,9 @@ from lintel.frontends.merge import merge_reports
 from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
 from lintel.frontends.report.read import read_report
 from lintel.languages import Project
-from lintel.languages.node_intent import prettier_targets
-from lintel.languages.python import typechecker
-from lintel.languages.python_intent import typecheckers_used
+from lintel.languages.node.intent import prettier_targets
+from lintel.languages.python.intent import typecheckers_used
+from lintel.languages.python.tools import typechecker
 
 
 def node(root: Path, scripts: dict[str, str] | None = None, **package: object) -> Project:

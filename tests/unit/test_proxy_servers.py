@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from lintel.engine.servers import resolve_command, server_root
 from lintel.languages import LANGUAGES
-from lintel.languages.go import GOPLS_VERSION
+from lintel.languages.go.tools import GOPLS_VERSION
 
 
 def touch(path: Path, text: str = "") -> Path:

@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable
 import pytest
 from lintel.core.issues import make_issue
 from lintel.core.positions import convert_column
-from lintel.core.units import unit_for
 from lintel.frontends.lsp.convert import issue_to_diagnostic, plain_diagnostic_json
 from lintel.frontends.lsp.scheduler import Scheduler
 from lintel.frontends.lsp.store import DiagnosticsStore
+from lintel.languages.sources import unit_for
 from lintel.runtime.clock import ManualClock
 from lsprotocol import types
 from pygls.protocol import default_converter

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lintel.core.fixes import apply_edits
 from lintel.core.issues import Issue, make_issue
-from lintel.core.units import unit_for
 from lintel.engine.suppress import suppression
+from lintel.languages.sources import unit_for
 
 
 def _issue(source: str, file: str, line: int, rule: str | None, column: int = 1) -> Issue:

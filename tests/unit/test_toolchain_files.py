@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from lintel.languages import FileCheckName, FileScope, Project, project_relpath
-from lintel.languages import rust as rust_toolchain
 from lintel.languages.parsers import is_known_parser
+from lintel.languages.rust import tools as rust_toolchain
 
 from tests.helpers import file_scope, formatter_for, make_project, tool_for
 
@@ -93,8 +93,11 @@ def test_node_without_lint_script_runs_eslint_on_the_file(use_stdin: bool, argv:
     scope = file_scope(NODE, "lint", ROOT / "src" / "util.js", use_stdin=use_stdin)
     assert (scope.spec.argv, scope.filter_to_file, scope.stdin) == (argv, False, use_stdin)
     project_wide = tool_for(NODE, "lint")
-    # Same tool, parser, exit codes and "eslint not found" reporting as the project-wide run.
-    assert scope.spec == dataclasses.replace(project_wide, argv=argv, fix_mode=scope.spec.fix_mode)
+    # Same tool, parser, exit codes and "eslint not found" reporting as the project-wide run; it takes the file
+    # from stdin when given its text.
+    stdin_args = ("--stdin", "--stdin-filename", "{file}")
+    expected = dataclasses.replace(project_wide, argv=argv, fix_mode=scope.spec.fix_mode)
+    assert scope.spec == dataclasses.replace(expected, per_file="stdin", stdin_args=stdin_args)
     assert scope.spec.requires == ("eslint",)
 
 
@@ -119,7 +122,7 @@ def test_node_format_check_reads_the_saved_file(project: Project, use_stdin: boo
         "src/messy.js",
     )
     assert (scope.filter_to_file, scope.stdin) == (False, False)
-    assert scope.spec == dataclasses.replace(tool_for(project, "format"), argv=scope.spec.argv)
+    assert scope.spec == dataclasses.replace(tool_for(project, "format"), argv=scope.spec.argv, per_file="append")
 
 
 def test_node_formatter_is_prettier_on_stdin() -> None:
@@ -153,7 +156,7 @@ def test_go_lints_the_files_package(file: str, package: str, use_stdin: bool) ->
 def test_go_format_check_lists_the_saved_file(use_stdin: bool) -> None:
     scope = file_scope(GO, "format", ROOT / "sub" / "calc.go", use_stdin=use_stdin)
     assert scope == FileScope(
-        dataclasses.replace(tool_for(GO, "format"), argv=("gofmt", "-l", "sub/calc.go")),
+        dataclasses.replace(tool_for(GO, "format"), argv=("gofmt", "-l", "sub/calc.go"), per_file="append"),
         filter_to_file=False,
         stdin=False,
     )

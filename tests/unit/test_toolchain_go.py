@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from lintel.engine.detect import detect
 from lintel.languages import CHECKS
-from lintel.languages import go as go_toolchain
 from lintel.languages.binaries import not_found_message
+from lintel.languages.go import tools as go_toolchain
 from lintel.languages.parsers import is_known_parser
 
 from tests.helpers import REPO, WORKSPACES, make_project, tool_for

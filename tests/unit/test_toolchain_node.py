@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from lintel.engine.detect import detect
 from lintel.languages import CHECKS, Project
-from lintel.languages import node as node_toolchain
 from lintel.languages.binaries import not_found_message
+from lintel.languages.node import tools as node_toolchain
 from lintel.languages.parsers import is_known_parser
 
 from tests.helpers import WORKSPACES, tool_for

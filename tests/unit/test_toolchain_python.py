@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from lintel.languages import CHECKS, REPORT_PLACEHOLDER, Project
 from lintel.languages.parsers import is_known_parser
-from lintel.languages.python import MYPY_OUTPUT_FLAGS, typechecker
+from lintel.languages.python.tools import MYPY_OUTPUT_FLAGS, typechecker
 
 from tests.helpers import make_project, tool_for
 

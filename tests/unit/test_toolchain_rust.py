@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from lintel.engine.detect import detect
 from lintel.languages import CHECKS, Project
-from lintel.languages import rust as rust_toolchain
 from lintel.languages.binaries import not_found_message
 from lintel.languages.parsers import is_known_parser
+from lintel.languages.rust import tools as rust_toolchain
 
 from tests.helpers import WORKSPACES, make_project, tool_for
 

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 from lintel.engine.detect import detect, nearest_project
-from lintel.languages import CHECKS, Project, Workspace, pnpmyaml
-from lintel.languages import go as go_language
-from lintel.languages import node as node_language
+from lintel.languages import CHECKS, LANGUAGES, Project, Workspace, manifests
+from lintel.languages.go import tools as go_language
 from lintel.languages.members import expand_members
 
 from tests.helpers import WORKSPACES, make_project, tool_for
@@ -116,7 +115,7 @@ replace (
 \texample.com/y => ./y
 )
 """
-    assert go_language.parse_go_work(text) == ("./tools", "./api", "./web app", "./esc", "./a", ".")
+    assert manifests.parse_go_work(text) == ("./tools", "./api", "./web app", "./esc", "./a", ".")
 
 
 @pytest.mark.parametrize(
@@ -135,7 +134,7 @@ replace (
 )
 def test_go_work_that_go_refuses_is_an_error(text: str, error: str) -> None:
     with pytest.raises(ValueError, match=error):
-        go_language.parse_go_work(text)
+        manifests.parse_go_work(text)
 
 
 def test_go_work_members_are_the_used_modules_and_the_root_is_no_module_without_go_mod(tmp_path: Path) -> None:
@@ -202,7 +201,7 @@ def test_a_broken_go_work_is_no_workspace_and_says_so_once(tmp_path: Path, caplo
     folders(tmp_path, "api", manifest="go.mod")
     write(tmp_path / "go.work", "use (\n\t./api\n")
     [project] = detect(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="lintel.languages.go"):
+    with caplog.at_level(logging.WARNING, logger="lintel.languages.manifests"):
         assert project.spec.workspace(project) is None
     assert [r.getMessage() for r in caplog.records] == [f"cannot read {tmp_path / 'go.work'}: unterminated use block"]
     assert tool_for(project, "typecheck").argv == ("go", "vet", "./...")  # go itself then reports the file
@@ -311,7 +310,7 @@ packages:
 onlyBuiltDependencies:
   - esbuild
 """
-    assert pnpmyaml.parse_pnpm_packages(text) == [
+    assert manifests.parse_pnpm_packages(text) == [
         "packages/*",
         "components/**",
         "apps/web",
@@ -333,25 +332,36 @@ onlyBuiltDependencies:
         ("'packages':\n  - a\n", ["a"]),
         ("onlyBuiltDependencies:\n  - esbuild\n", None),  # pnpm 10 keeps settings here: no workspace
         ("", None),
-        ("  packages:\n    - nested\n", None),  # not the top-level key
+        ("workspace:\n  packages:\n    - nested\n", None),  # not the top-level key
+        (
+            "  packages:\n    - indented\n",
+            ["indented"],
+        ),  # an indented document is still the top level, as pnpm reads it
     ],
 )
 def test_pnpm_packages_shapes(text: str, expected: list[str] | None) -> None:
-    assert pnpmyaml.parse_pnpm_packages(text) == expected
+    assert manifests.parse_pnpm_packages(text) == expected
 
 
 @pytest.mark.parametrize(
     ("text", "error"),
     [
         ("packages: packages/*\n", "not a list"),
-        ("packages: [a, b\n", "unterminated list"),
-        ("packages:\n  - a\n  b\n", "not a list item"),
-        ("packages:\n  - 'a\n", "unterminated string"),
+        ("packages: [1, 2]\n", "not a list of paths"),
+        (
+            "packages: [a, b\n",
+            r"not valid YAML: while parsing a flow sequence: expected ',' or '\]'.*\(line 2, column 1\)",
+        ),
+        (
+            "packages:\n  - a\n  b\n",
+            r"not valid YAML: while scanning a simple key: could not find expected ':' \(line 4",
+        ),
+        ("packages:\n  - 'a\n", r"not valid YAML: while scanning a quoted scalar: found unexpected end of stream"),
     ],
 )
 def test_malformed_pnpm_packages_are_an_error(text: str, error: str) -> None:
     with pytest.raises(ValueError, match=error):
-        pnpmyaml.parse_pnpm_packages(text)
+        manifests.parse_pnpm_packages(text)
 
 
 def pnpm_root(tmp_path: Path, scripts: dict[str, str], yaml: str = "packages:\n  - 'packages/*'\n") -> Path:
@@ -422,17 +432,17 @@ def test_malformed_package_json_workspaces_are_none(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, workspaces: object
 ) -> None:
     write(tmp_path / "package.json", json.dumps({"name": "root", "workspaces": workspaces}))
-    with caplog.at_level(logging.WARNING, logger="lintel.languages.node"):
+    with caplog.at_level(logging.WARNING, logger="lintel.languages.manifests"):
         assert workspace_of("node", tmp_path) is None
     assert len(caplog.records) == 1
 
 
 def test_a_broken_pnpm_file_or_package_json_is_none(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     root = pnpm_root(tmp_path, {}, "packages: [a\n")
-    with caplog.at_level(logging.WARNING, logger="lintel.languages.node"):
+    with caplog.at_level(logging.WARNING, logger="lintel.languages.manifests"):
         assert workspace_of("node", root) is None
     assert len(caplog.records) == 1
-    project = Project(node_language.LANGUAGE, tmp_path / "nothing", ("package.json",))
+    project = Project(LANGUAGES["node"], tmp_path / "nothing", ("package.json",))
     assert project.spec.workspace(project) is None  # no package.json at all: logged, never raised
 
 

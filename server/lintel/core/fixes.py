@@ -4,7 +4,7 @@ A fix is the tool's own: parsers copy it from the tool's machine output (ruff's 
 `suggestions`, rustc's suggested replacements, golangci-lint's `SuggestedFixes`, shellcheck's `replacements`) and
 never invent one. An edit's positions are 1-based with an exclusive end, and its columns count in the unit of the
 Issue that carries it (the tool's unit: bytes for Go tools, UTF-16 code units for JavaScript tools, characters
-for the rest; `lintel.core.units.unit_for`).
+for the rest; `lintel.languages.sources.unit_for`).
 
 This module is engine ground floor: text in, text out, no I/O and no LSP.
 """

@@ -9,23 +9,24 @@ import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from lintel.core.fsnames import recover_issues
 from lintel.core.issues import (
-    SEVERITY_RANK,
     Issue,
     ParseContext,
     SourceLines,
     SourceTexts,
-    TestFailure,
     comparable_signature,
     finalize_issues,
     make_issue,
     without_path_qualifiers,
 )
+from lintel.core.results import RunResult as RunResult
+from lintel.core.results import Status as Status
+from lintel.core.results import relative as _relative
 from lintel.core.runenv import run_environment
 from lintel.engine.config import LintelConfig, clamp_timeout
 from lintel.engine.registry import project_files, scope_to_file
@@ -45,103 +46,7 @@ from lintel.runtime.process import PARSE_CAP_BYTES, ProcessResult, ProcessStartE
 
 log = logging.getLogger(__name__)
 
-# clean: the output was understood and says nothing is wrong; passed: the tool said all is well (its exit code)
-# but printed what no parser understood (an unknown linter behind a `lint` script) — a success, never "clean";
-# not_configured: the project does not use the check's tool (no TypeScript, no prettier), so nothing ran — neither
-# a success nor a failure, and no effect on the exit code.
-Status = Literal["clean", "passed", "findings", "not_checked", "not_configured"]
-
 _REASON_CHARS = 600
-
-
-@dataclass
-class RunResult:
-    """One check's outcome: docs/design.md RunResult plus the status/reason of the `check` JSON runs."""
-
-    language: str | None  # None for a validator, which belongs to no language
-    check: str  # a CheckName, or "validators"
-    tool: str
-    argv: list[str]
-    cwd: Path
-    status: Status
-    reason: str | None = None
-    exit_code: int | None = None
-    timed_out: bool = False
-    duration_ms: int = 0
-    truncated: bool = False
-    # The bulky fields are left out of repr: asyncio formats a finished task's result in places (CPython 3.11's
-    # asyncio.run restoring SIGINT did, for 100,000 findings: a transient 180 MB string).
-    output: str = field(default="", repr=False)
-    issues: list[Issue] = field(default_factory=list, repr=False)
-    failures: list[TestFailure] = field(default_factory=list, repr=False)
-    binary: str | None = None
-    # The raw stream (formatters print their result here); not part of the wire shapes.
-    stdout: str = field(default="", repr=False)
-    # A coverage run's totals and per-file percentages (lintel.coverage): an additive field of both shapes.
-    coverage: dict[str, Any] | None = field(default=None, repr=False)
-    # runTests: what ran ("the tests in tests/test_a.py", "the whole suite of …"), so a `path` that only picked the
-    # project is never mistaken for a narrowed run.
-    scope: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """Ran (or had nothing to run: not_configured), and found nothing at error level and no failing test. A
-        format check is ok when every file is formatted: its findings are warnings (they must not outrank a lint
-        error in the editor), yet an unformatted file is exactly what the check is asked about."""
-        if self.status == "not_checked" or self.failures:
-            return False
-        if self.check == "format":
-            return not self.issues
-        return all(SEVERITY_RANK[i.severity] < SEVERITY_RANK["error"] for i in self.issues)
-
-    def run_json(self, root: Path) -> dict[str, Any]:
-        """The `runs[]` entry of `check --format json`."""
-        return {
-            "check": self.check,
-            "language": self.language,
-            "tool": self.tool,
-            "argv": self.argv,
-            "cwd": _relative(self.cwd, root),
-            "status": self.status,
-            "reason": self.reason,
-            "exitCode": self.exit_code,
-            "timedOut": self.timed_out,
-            "durationMs": self.duration_ms,
-            **({"coverage": self.coverage} if self.coverage is not None else {}),
-        }
-
-    def result_json(self) -> dict[str, Any]:
-        """The RunResult the server's commands return."""
-        out: dict[str, Any] = {
-            "ok": self.ok,
-            "language": self.language,
-            "check": self.check,
-            "argv": self.argv,
-            "cwd": str(self.cwd),
-            "exitCode": self.exit_code,
-            "timedOut": self.timed_out,
-            "durationMs": self.duration_ms,
-            "truncated": self.truncated,
-            "output": self.output,
-            "issues": [i.to_json() for i in self.issues],
-            "status": self.status,
-            "reason": self.reason,
-        }
-        if self.check in ("test", "coverage"):
-            out["failures"] = [f.to_json() for f in self.failures]
-        if self.coverage is not None:
-            out["coverage"] = self.coverage
-        if self.scope is not None:
-            out["scope"] = self.scope
-        return out
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        rel = path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return str(path)
-    return rel.as_posix() if rel.parts else "."
 
 
 def compose_output(stdout: str, stderr: str, exit_code: int | None, timed_out: bool, timeout: float) -> str:

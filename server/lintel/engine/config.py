@@ -11,9 +11,9 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from lintel.core.tomlread import TOML_ERRORS, parse_toml
@@ -103,16 +103,11 @@ class UserLanguageSettings(LanguageSettings):
         return ["." + part.strip().lstrip(".").lower() for part in value]
 
 
-class Languages(_Model):
+class LanguagesBase(_Model):
     """The built-in languages' overrides by name; any other name declares a language of the user's."""
 
     model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[str, UserLanguageSettings]
-
-    go: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
-    rust: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
-    node: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
-    python: LanguageSettings = Field(default_factory=lambda: LanguageSettings())
 
     @model_validator(mode="before")
     @classmethod
@@ -120,6 +115,10 @@ class Languages(_Model):
         if isinstance(data, dict):
             return {key.strip().lower() if isinstance(key, str) else key: value for key, value in data.items()}
         return data
+
+    if TYPE_CHECKING:
+        # The built-in languages' fields (`config.languages.python`), made from the registry below.
+        def __getattr__(self, name: str) -> LanguageSettings: ...
 
     def get(self, language: str) -> LanguageSettings:
         settings: LanguageSettings | None = getattr(self, language, None) if language in BUILTIN_NAMES else None
@@ -130,6 +129,21 @@ class Languages(_Model):
     def user_defined(self) -> dict[str, UserLanguageSettings]:
         """The languages the user declared, by name."""
         return dict(self.__pydantic_extra__ or {})
+
+
+# One field per built-in language, in the registry's order (its JSON schema's keys: the editors' settings are
+# generated from it): a new language in `lintel.languages.LANGUAGES` is a new key here with nothing else to write.
+# mypy sees the base class, whose fields it reads through `__getattr__`.
+if TYPE_CHECKING:
+    Languages = LanguagesBase
+else:
+    Languages = create_model(
+        "Languages",
+        __base__=LanguagesBase,
+        __doc__=LanguagesBase.__doc__,
+        __module__=__name__,
+        **{name: (LanguageSettings, Field(default_factory=LanguageSettings)) for name in LANGUAGES.names},
+    )
 
 
 class EditorSettings(_Model):

@@ -16,11 +16,11 @@ from pathlib import Path
 
 from lintel.core.fixes import chosen_fix, fix_all
 from lintel.core.issues import Issue
-from lintel.core.units import unit_for
 from lintel.engine.checks import plan_spec, run_planned, timeout_for, unused_tool
 from lintel.engine.config import LintelConfig
 from lintel.languages import Project
 from lintel.languages.base import FILE_PLACEHOLDER, FixMode, ToolSpec
+from lintel.languages.sources import unit_for
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from lintel.core.fixes import Edit, Fix, TextPositions, make_fix
 from lintel.core.issues import Issue
 from lintel.core.positions import split_lines
-from lintel.core.units import unit_for
 from lintel.engine.suppress_scan import PythonLines, c_like_lines, item_line, python_lines, shell_blocked_lines
+from lintel.languages.base import Suppression
+from lintel.languages.sources import suppression_for, unit_for
 
 
 @dataclass(frozen=True)
@@ -293,17 +294,16 @@ def shellcheck_scope(text: str, line: int) -> str:
 
 Suppressor = Callable[[Issue, Document, str, int], Change | None]
 
-SUPPRESSORS: Mapping[str, Suppressor] = {
-    "ruff": _ruff,
-    "mypy": _mypy,
-    "pyright": _pyright,
-    "basedpyright": _pyright,
-    "eslint": _eslint,
-    "tsc": _tsc,
-    "golangci-lint": _golangci,
-    "clippy": _rust,
-    "rustc": _rust,
-    "shellcheck": _shellcheck,
+# Which tool writes which is each language's to say (`IssueSource.suppression`, lintel.languages.sources).
+SUPPRESSORS: Mapping[Suppression, Suppressor] = {
+    "noqa": _ruff,
+    "type-ignore": _mypy,
+    "pyright-ignore": _pyright,
+    "eslint-disable-next-line": _eslint,
+    "ts-expect-error": _tsc,
+    "nolint": _golangci,
+    "rust-allow": _rust,
+    "shellcheck-disable": _shellcheck,
 }
 
 
@@ -311,8 +311,9 @@ def suppression(issue: Issue, text: str) -> Fix | None:
     """The fix that adds `issue`'s tool's suppression comment for it to `text` (the file's whole current text), in
     the issue's unit; None when the tool has none (go vet), the issue names no rule or line, or the place for the
     comment is not certain."""
-    suppressor = SUPPRESSORS.get(issue.source)
-    if suppressor is None or not issue.rule or issue.line is None or issue.file is None:
+    syntax = suppression_for(issue.source)
+    suppressor = SUPPRESSORS.get(syntax) if syntax is not None else None
+    if syntax is None or suppressor is None or not issue.rule or issue.line is None or issue.file is None:
         return None
     doc = Document.of(text)
     index = issue.line - 1
@@ -325,12 +326,12 @@ def suppression(issue: Issue, text: str) -> Fix | None:
     start = places.position(doc.starts[change.line] + change.start)
     end = places.position(doc.starts[change.line] + change.end)
     edit = Edit(issue.file, *start, *end, change.new_text)
-    return make_fix(_title(issue, text, issue.rule), "unsafe", [edit])
+    return make_fix(_title(syntax, issue, text, issue.rule), "unsafe", [edit])
 
 
-def _title(issue: Issue, text: str, rule: str) -> str:
-    if issue.source in ("clippy", "rustc"):
+def _title(syntax: Suppression, issue: Issue, text: str, rule: str) -> str:
+    if syntax == "rust-allow":
         return f"Disable {rule} for this item"
-    if issue.source == "shellcheck" and shellcheck_scope(text, issue.line or 1) == "file":
+    if syntax == "shellcheck-disable" and shellcheck_scope(text, issue.line or 1) == "file":
         return f"Disable {rule} for this file"
     return f"Disable {rule} for this line"

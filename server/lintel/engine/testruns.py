@@ -15,15 +15,23 @@ from lintel.engine.checks import RunResult, Status, plan_spec, run_check, run_pl
 from lintel.engine.config import LintelConfig
 from lintel.languages import Project, ToolSpec
 from lintel.languages.binaries import override_argv
-from lintel.languages.testselect import PATH_SELECTORS, SELECTORS, Selection, TestRef, parse_identity, recorded_ref
+from lintel.languages.testselect import Selection, TestRef, TestSelection, parse_identity, recorded_ref
 from lintel.languages.testselect.base import Expected, no_test
 
 TestIdentity = str | Mapping[str, object]
 
 
+def _tests(project: Project) -> TestSelection:
+    """The language's test selection (base_spec has refused a language without one)."""
+    tests = project.spec.tests
+    if tests is None:
+        raise NotSupported(f"running a subset of tests is not supported for {project.language} projects yet")
+    return tests
+
+
 def base_spec(project: Project, config: LintelConfig, command: str) -> ToolSpec:
     """The project's test command (the user's override applied), which a subset narrows."""
-    if "test" not in project.spec.checks or project.language not in SELECTORS:
+    if "test" not in project.spec.checks or project.spec.tests is None:
         raise NotSupported(f"{command} is not supported for {project.language} projects yet")
     settings = config.languages.get(project.language)
     return override_argv(project.spec.tool_for(project, "test"), settings.argv_for("test"))
@@ -44,7 +52,7 @@ def select_tests(
         raise BadArgument(f"{command}: `tests` is empty; name at least one test, or leave `tests` out to run all")
     workspace = workspace.resolve()
     refs = [parse_identity(entry, project, workspace) for entry in tests]
-    return SELECTORS[project.language](project, refs, base, workspace)
+    return _tests(project).select(project, refs, base, workspace)
 
 
 def path_selection(
@@ -54,10 +62,10 @@ def path_selection(
     when it names the project root, a file that is not a test file or a folder without tests, or the language
     has no runner lintel can narrow — the whole suite runs then, and the result's `scope` says so."""
     path = path.resolve()
-    if path == project.root.resolve() or project.language not in PATH_SELECTORS or "test" not in project.spec.checks:
+    if path == project.root.resolve() or project.spec.tests is None or "test" not in project.spec.checks:
         return None
     base = base_spec(project, config, command)
-    return PATH_SELECTORS[project.language](project, path, base, workspace.resolve())
+    return _tests(project).select_path(project, path, base, workspace.resolve())
 
 
 def failing_selection(
@@ -82,7 +90,7 @@ def failing_selection(
         return None
     workspace = workspace.resolve()
     refs: list[TestRef] = [recorded_ref(f.name, f.file, f.line, project, workspace) for f in last.failures]
-    return SELECTORS[project.language](project, refs, base, workspace)
+    return _tests(project).select(project, refs, base, workspace)
 
 
 async def run_selection(

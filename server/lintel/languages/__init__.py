@@ -1,7 +1,9 @@
-"""The languages lintel knows: one module per built-in language declares it whole (markers, files, checks,
-language server), and `LANGUAGES` lists them. Users add more in lintel.toml (`lintel.engine.registry`).
+"""The languages lintel knows: one folder per built-in language (`lintel.languages.<name>`) declares it whole
+(markers, files, checks, parsers, test selection, coverage, column units and suppressions, language server),
+and `LANGUAGES` lists them: the one registry the parser names, the configuration's language keys and the editors'
+language lists are derived from. Users add more in lintel.toml (`lintel.engine.registry`).
 
-A new built-in language is its module here, one line below, its parsers (`lintel.languages.parsers`) and its tests.
+A new built-in language is its folder, one line below, its tests and its set-up script.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from lintel.languages.base import (
     Workspace,
     project_relpath,
 )
+from lintel.languages.parsers.base import ParserFamily
 
 # The built-in languages, in their default order (go, rust, node, python).
 LANGUAGES = Registry([go.LANGUAGE, rust.LANGUAGE, node.LANGUAGE, python.LANGUAGE])
@@ -38,6 +41,7 @@ __all__ = [
     "FileCheckName",
     "FileScope",
     "LanguageSpec",
+    "ParserFamily",
     "Project",
     "Registry",
     "ScriptStep",

@@ -1,19 +1,24 @@
 """What a language is to lintel: one `LanguageSpec` names its markers, files, checks and language server.
 
 The ground floor: every other part of lintel (detection, configuration, checks, the server, navigation, the
-CLI) reads languages through these shapes and the registry in `lintel.languages`; this module imports
-nothing of lintel's.
+CLI) reads languages through these shapes and the registry in `lintel.languages`; this module imports only
+lintel.core and the shapes of the parsers and of the coverage index.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Protocol, get_args
 
 from lintel.core.fsstat import is_file
+from lintel.core.positions import Unit
+from lintel.core.results import RunResult
+from lintel.languages.coverage.model import CoverageIndex
+from lintel.languages.parsers.base import ParserFamily
 
 CheckName = Literal["lint", "typecheck", "test", "format"]
 CHECKS: tuple[CheckName, ...] = get_args(CheckName)
@@ -92,6 +97,33 @@ class FixMode:
     stdin_output: Literal["text", "eslint-json"] = "text"
 
 
+# The comment or attribute that silences one finding of a tool in its file (ruff's noqa comment, golangci-lint's
+# nolint, an `allow` attribute for clippy…); lintel.engine.suppress writes each, extending a directive already there.
+Suppression = Literal[
+    "noqa",
+    "type-ignore",
+    "pyright-ignore",
+    "eslint-disable-next-line",
+    "ts-expect-error",
+    "nolint",
+    "rust-allow",
+    "shellcheck-disable",
+]
+
+
+@dataclass(frozen=True)
+class IssueSource:
+    """What lintel knows of the issues one tool reports, by their `source`: the unit its columns count in (Go's tools
+    count bytes, JavaScript's UTF-16 code units, the rest characters) and how one of its findings is suppressed
+    (None: the tool has no suppression lintel writes)."""
+
+    unit: Unit = "utf-32"
+    suppression: Suppression | None = None
+
+
+PerFile = Literal["append", "stdin", "whole"]
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     check: CheckName
@@ -116,6 +148,14 @@ class ToolSpec:
     # as long as a build, so it gets the typecheck's time unless the user set the check's own timeout.
     builds: bool = False
     fix_mode: FixMode | None = None  # the tool's own fix mode, when it has one
+    # How the tool checks one file (the server's lint and format on open, save and change; `scope_for_file`):
+    # "append" its path to argv; "stdin" the same, or, given the file's current text, `stdin_args` appended
+    # ({file}: its path) and the text on stdin; "whole" argv as it is, the caller keeping the file's findings.
+    per_file: PerFile = "whole"
+    stdin_args: tuple[str, ...] = ()
+    # A one-file run reports other files too (rustfmt checks the modules the file declares): the caller keeps the
+    # file's findings.
+    reports_others: bool = False
 
     @property
     def binary(self) -> str:
@@ -133,6 +173,18 @@ class FileScope:
     spec: ToolSpec  # what to run: its argv targets the file, its package, or the whole project
     filter_to_file: bool  # the run covers more than the file: the caller keeps only findings for it
     stdin: bool  # the file's current text goes on stdin (the argv says so, e.g. `-` or --stdin)
+
+
+def scope_for_file(spec: ToolSpec, project: Project, file: Path, use_stdin: bool) -> FileScope:
+    """How `spec` checks one file of `project`, as its `per_file` says; `use_stdin`: the caller has the file's
+    current text to send."""
+    if spec.per_file == "whole":
+        return FileScope(spec, filter_to_file=True, stdin=False)
+    rel = project_relpath(project, file)
+    if spec.per_file == "stdin" and use_stdin:
+        args = tuple(rel if arg == FILE_PLACEHOLDER else arg for arg in spec.stdin_args)
+        return FileScope(dataclasses.replace(spec, argv=(*spec.argv, *args)), spec.reports_others, stdin=True)
+    return FileScope(dataclasses.replace(spec, argv=(*spec.argv, rel)), spec.reports_others, stdin=False)
 
 
 # What tells lintel that a language server has loaded its workspace, for servers that answer cross-file
@@ -161,6 +213,10 @@ class ServerSpec:
     # What the server shows (window/showMessage) that is for its own developers, not the user (regular
     # expressions, searched): logged, never a pop-up (lintel.frontends.relay.messages).
     chatter: tuple[str, ...] = ()
+    # The server's diagnostics that report what one of lintel's own tools reports, by (the server's source, its
+    # code) -> the (lintel source, rule) pairs of the same problem: the editor is shown lintel's one
+    # (lintel.frontends.lsp.overlap). Same codes need no entry.
+    same_problems: Mapping[tuple[str, str], frozenset[tuple[str, str]]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -206,6 +262,133 @@ class Workspace:
     # Whether the root is a project of its own for the other checks; if not (a pnpm root that only holds
     # packages, a go.work folder without go.mod), only its members run them.
     own: bool = True
+
+
+# -- what a language's test selection and coverage are given and give back (their modules use them; they sit
+# here because a LanguageSpec holds them and they name its Project) ------------------------------------
+
+
+@dataclass(frozen=True)
+class TestRef:
+    """One identity, read: a test name, a file (absolute, resolved), or both (a recorded failure, or a name
+    read from `file:line`). `recorded`: it came from the runner's own report, so it names a test the runner
+    ran and is not looked up in the sources again."""
+
+    __test__ = False  # not a pytest test class
+
+    shown: str  # as the agent gave it, for error messages
+    name: str | None = None
+    file: Path | None = None
+    line: int | None = None
+    recorded: bool = False
+
+
+@dataclass(frozen=True)
+class Expected:
+    """A test a run must start, as its runner names it (`TestX/case`), and the identity that asked for it."""
+
+    name: str
+    ref: TestRef
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What to run for the identities: one command per runner invocation (Go runs one per package where one
+    pattern cannot say it), and the files the selection covers (their test diagnostics are replaced).
+
+    A runner whose filter may match nothing and still pass (go test's `-run`) says, per run, the tests it must
+    have started (`expected`) and how to read the tests a run started from its stdout (`started`)."""
+
+    runs: tuple[ToolSpec, ...]
+    files: tuple[Path, ...] = ()
+    expected: tuple[tuple[Expected, ...], ...] = ()
+    started: Callable[[str], set[str]] | None = None
+
+
+Selector = Callable[[Project, Sequence[TestRef], ToolSpec, Path], Selection]
+# runTests {path}: the tests in a file or under a folder (resolved, inside the project), None when it holds none.
+PathSelector = Callable[[Project, Path, ToolSpec, Path], "Selection | None"]
+
+
+@dataclass(frozen=True)
+class TestSelection:
+    """How a language runs a subset of its tests: the given test identities, or the tests under a path."""
+
+    select: Selector
+    select_path: PathSelector
+
+
+class CoverageHost(Protocol):
+    """What the engine gives a language's coverage run: the project and the runs the engine plans (binaries resolved
+    through the user's settings, the check's timeout), so no language reads the configuration itself."""
+
+    @property
+    def project(self) -> Project: ...
+
+    @property
+    def workspace(self) -> Path: ...
+
+    @property
+    def seconds(self) -> float: ...
+
+    @property
+    def on_start(self) -> Callable[[int], None] | None: ...
+
+    async def run_tests(self, extra_args: Sequence[str], env: Mapping[str, str] | None = None) -> RunResult:
+        """The project's test command (what `lintel.runTests` runs, the user's override included) with coverage
+        flags appended, as a `coverage` run."""
+        ...
+
+    async def run_spec(self, spec: ToolSpec) -> RunResult:
+        """`spec` run as the project's test check would be (its binaries resolved the same way), as a `coverage`
+        run."""
+        ...
+
+    def test_spec(self) -> ToolSpec:
+        """The project's planned test command (with the binaries lintel runs directly)."""
+        ...
+
+    def test_binary(self) -> str | None:
+        """The resolved path of the test command's program, None when it is not found."""
+        ...
+
+    def binary_setting(self, name: str) -> str | None:
+        """The user's `binaries` setting for `name` in the project's language."""
+        ...
+
+
+@dataclass
+class Measurement:
+    """A coverage run's RunResult (check `coverage`, with the coverage summary) and its index (None when no
+    coverage data came out: the result then says why, `not_checked`)."""
+
+    result: RunResult
+    index: CoverageIndex | None = None
+
+
+@dataclass
+class Refined:
+    """Who covers one line, measured more finely than the index (a Go test run alone, a node test file alone)."""
+
+    granularity: str
+    tests: list[str]
+    note: str | None = None
+    runs: int = 0  # how many runs it took
+    skipped: list[str] = field(default_factory=list)  # candidates not run (over the bound)
+
+
+Measure = Callable[[CoverageHost], Awaitable[Measurement]]
+Refine = Callable[[CoverageHost, str, int], Awaitable["Refined | None"]]
+
+
+@dataclass(frozen=True)
+class CoverageSupport:
+    """How a language measures coverage (None: it cannot, and `unsupported` says why), and how it asks who covers
+    one line more finely than its index (None: the index is the answer)."""
+
+    measure: Measure | None
+    refine: Refine | None = None
+    unsupported: str = ""
 
 
 def _plain_project(spec: LanguageSpec, root: Path, markers: tuple[str, ...]) -> Project:
@@ -257,6 +440,18 @@ class LanguageSpec:
     # Cargo.toml under a crate's `tests/` is a fixture its tests build: xshell's `tests/data/*`), unless a
     # workspace declares them members or `projects.examples` is on.
     test_data_dirs: frozenset[str] = frozenset()
+    # The parsers of its tools' output (`lintel.languages.parsers` looks names up here).
+    parsers: ParserFamily | None = None
+    # Its tools' issues by their `source` (several tools may share one): column unit and suppression syntax, where
+    # they are not characters and none (`lintel.languages.sources`).
+    sources: Mapping[str, IssueSource] = field(default_factory=dict)
+    # How it runs a subset of its tests (`lintel.runTests` with tests or a path); None: it cannot.
+    tests: TestSelection | None = None
+    # The command that runs one of the project's own scripts (`lintel.runScript`: the script, its arguments, the
+    # request's name for messages); None: the language has no scripts to run.
+    script_command: Callable[[Project, str, Sequence[str], str], ToolSpec] | None = None
+    # How it measures coverage (`lintel.coverage`, `lintel.testsCovering`); None: lintel knows no coverage tool.
+    coverage: CoverageSupport | None = None
 
     @property
     def language_ids(self) -> tuple[str, ...]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from lintel.engine.coverage.base import CoverageUnsupported, Measurement, Request
 from lintel.engine.coverage.engine import CoverageFailed, coverage, measure, supported, tests_covering
-from lintel.engine.coverage.model import CoverageIndex, FileCoverage
 from lintel.engine.coverage.store import CoverageStore
+from lintel.languages.coverage.model import CoverageIndex, FileCoverage
 
 __all__ = [
     "CoverageFailed",

@@ -5,42 +5,41 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lintel.engine.coverage import go, node, python
-from lintel.engine.coverage.base import CoverageUnsupported, Measurement, Refined, Request
+from lintel.engine.coverage.base import CoverageUnsupported, Measurement, Request
 from lintel.engine.coverage.store import CoverageStore
+from lintel.languages.base import LanguageSpec
+from lintel.languages.coverage.base import Measure
 
 log = logging.getLogger(__name__)
-
-Measure = Callable[[Request], Awaitable[Measurement]]
-Refine = Callable[[Request, str, int], Awaitable[Refined | None]]
-
-# The languages lintel measures coverage for, and how it asks who covers one line more finely than the index.
-MEASURE: Mapping[str, Measure] = {"python": python.measure, "go": go.measure, "node": node.measure}
-REFINE: Mapping[str, Refine] = {"go": go.refine, "node": node.refine}
-# Why a language has none (said in the contract's "not supported" error).
-UNSUPPORTED: Mapping[str, str] = {
-    "rust": "cargo llvm-cov needs rustup's llvm-tools component and tarpaulin a long source build; neither is set up",
-}
 
 NO_TOOL = "lintel knows no coverage tool for it"
 NOT_IN_DATA = "the file is not in the coverage data: no test loaded it, or the coverage configuration leaves it out"
 
 
-def supported(language: str) -> bool:
-    return language in MEASURE
+def supported(language: LanguageSpec) -> bool:
+    """Whether lintel measures coverage for the language (its folder declares how: `LanguageSpec.coverage`)."""
+    return _measure(language) is not None
+
+
+def _measure(language: LanguageSpec) -> Measure | None:
+    return language.coverage.measure if language.coverage is not None else None
+
+
+def _unsupported(language: LanguageSpec) -> CoverageUnsupported:
+    """Why the language has none (said in the contract's "not supported" error)."""
+    reason = language.coverage.unsupported if language.coverage is not None else ""
+    return CoverageUnsupported(language.name, reason or NO_TOOL)
 
 
 async def measure(request: Request) -> Measurement:
     """Run the project's tests with coverage. Raises CoverageUnsupported for a language lintel cannot measure;
     a tool that is missing or fails is a `not_checked` result, as for any check."""
-    language = request.project.language
-    run = MEASURE.get(language)
+    run = _measure(request.project.spec)
     if run is None:
-        raise CoverageUnsupported(language, UNSUPPORTED.get(language, NO_TOOL))
+        raise _unsupported(request.project.spec)
     measurement = await run(request)
     if measurement.index is not None:
         prefix = _prefix(request.project.root, request.workspace)
@@ -75,8 +74,8 @@ async def tests_covering(request: Request, file: Path, line: int, store: Coverag
     one (Go tests, node test files). Raises CoverageUnsupported; a coverage run that gave no data raises
     CoverageFailed with its reason."""
     project = request.project
-    if not supported(project.language):
-        raise CoverageUnsupported(project.language, UNSUPPORTED.get(project.language, NO_TOOL))
+    if not supported(project.spec):
+        raise _unsupported(project.spec)
     rel = file.resolve().relative_to(project.root.resolve()).as_posix()
     index = store.get(project.root, project.language)
     ran = False
@@ -108,7 +107,7 @@ async def tests_covering(request: Request, file: Path, line: int, store: Coverag
         return answer
     answer["covered"] = True
     answer["tests"] = sorted(covered.lines[line])
-    refine = REFINE.get(project.language)
+    refine = project.spec.coverage.refine if project.spec.coverage is not None else None
     if index.granularity in ("package", "project") and refine is not None:
         finer = await refine(request, rel, line)
         if finer is not None:

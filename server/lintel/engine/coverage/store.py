@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from lintel.engine.coverage.model import CoverageIndex
+from lintel.languages.coverage.model import CoverageIndex
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from lintel.core.issues import Issue, ParseContext
 from lintel.engine.workers.base import WorkerError, WorkerKey
 from lintel.engine.workers.lines import JsonLinesChild
-from lintel.languages.node import LOCK_FILES
+from lintel.languages.node.parsers import parse_eslint
+from lintel.languages.node.tools import LOCK_FILES
 from lintel.languages.parsers.base import ToolOutput
-from lintel.languages.parsers.node import parse_eslint
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """ruff's warm worker (docs/design.md, Warm workers): `ruff server` as a child, given each document over LSP (opened,
 then changed by edits) and asked for its pull diagnostics, each read back into the Issue `ruff check
---output-format=json` gives (lintel.languages.parsers.python).
+--output-format=json` gives (lintel.languages.python.parsers).
 
 `ruff server` is ruff's supported warm path (its in-process check API is not public). lintel speaks LSP to it
 through lintel's child-process layer (lintel.runtime.rpc over a ChildProcess), not pygls: this is the engine. Each

@@ -19,7 +19,6 @@ from lsprotocol import types
 from lintel.core.fixes import Edit, TextPositions
 from lintel.core.issues import Issue
 from lintel.core.positions import Unit, convert_column, text_edit
-from lintel.core.units import unit_for
 from lintel.engine.fixdoc import fixed_document_text
 from lintel.engine.suppress import suppression
 from lintel.engine.workers.base import WorkerError, WorkerUnsupported
@@ -30,6 +29,7 @@ from lintel.frontends.lsp.convert import LineText
 from lintel.frontends.lsp.diagnostics import Diagnostics, line_reader
 from lintel.frontends.lsp.session import Folder
 from lintel.languages import Project
+from lintel.languages.sources import unit_for
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer

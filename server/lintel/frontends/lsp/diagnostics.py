@@ -12,12 +12,12 @@ from pygls.workspace import TextDocument
 
 from lintel.core.issues import Issue
 from lintel.core.positions import lines_of, split_lines
-from lintel.core.units import unit_for
 from lintel.engine.checks import RunResult
 from lintel.engine.validators import ValidateResult
 from lintel.frontends.lsp.convert import issue_to_diagnostic, plain_diagnostic_json
 from lintel.frontends.lsp.session import Folder
 from lintel.frontends.lsp.shared import uri_path
+from lintel.languages.sources import unit_for
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer

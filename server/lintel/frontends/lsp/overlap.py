@@ -4,36 +4,28 @@ rustc's warning from clippy and from rust-analyzer's cargo check), the editor is
 the finding's fingerprint and comes from the tool the project configured.
 
 The same problem means: the same start line, overlapping ranges, and the same code, the same message, or codes
-that the table below names as one problem. Pure functions over lsprotocol Diagnostics.
+that a language's server declares as one problem (`ServerSpec.same_problems`). Pure functions over lsprotocol
+Diagnostics.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 
 from lsprotocol import types
 
-_UNUSED_JS = frozenset({("eslint", "no-unused-vars"), ("eslint", "@typescript-eslint/no-unused-vars")})
-_UNUSED_IMPORT_PY = frozenset({("ruff", "F401")})
-_UNUSED_VARIABLE_PY = frozenset({("ruff", "F841")})
-_UNDEFINED_PY = frozenset({("ruff", "F821"), ("mypy", "name-defined")})
 
-# (a language server's source, its code) -> (lintel source, rule) pairs that report the same problem.
-EQUIVALENT: Mapping[tuple[str, str], frozenset[tuple[str, str]]] = {
-    **{
-        (server, code): rules
-        for server in ("basedpyright", "Pyright", "pyright")
-        for code, rules in (
-            ("reportUnusedImport", _UNUSED_IMPORT_PY),
-            ("reportUnusedVariable", _UNUSED_VARIABLE_PY),
-            ("reportUndefinedVariable", _UNDEFINED_PY),
-            ("reportRedeclaration", frozenset({("ruff", "F811")})),
-        )
-    },
-    # tsserver: 6133 "'x' is declared but its value is never read", 6196 "'X' is declared but never used",
-    # 6192 "All imports in import declaration are unused", 6198 "All destructured elements are unused".
-    **{("typescript", code): _UNUSED_JS for code in ("6133", "6196", "6192", "6198")},
-}
+@functools.cache
+def _equivalent() -> Mapping[tuple[str, str], frozenset[tuple[str, str]]]:
+    """(a language server's source, its code) -> (lintel source, rule) pairs that report the same problem, as each
+    language's server declares them (`ServerSpec.same_problems`). The registry is read on the first diagnostic:
+    the server answers `initialize` before it loads the languages."""
+    from lintel.languages import LANGUAGES
+
+    return {
+        key: rules for spec in LANGUAGES if spec.server is not None for key, rules in spec.server.same_problems.items()
+    }
 
 
 def _code(diagnostic: types.Diagnostic) -> str:
@@ -67,7 +59,7 @@ def same_problem(relayed: types.Diagnostic, own: types.Diagnostic) -> bool:
         return True
     if _normal_message(relayed.message) == _normal_message(own.message):
         return True
-    return (own.source or "", own_code) in EQUIVALENT.get((relayed.source or "", relayed_code), frozenset())
+    return (own.source or "", own_code) in _equivalent().get((relayed.source or "", relayed_code), frozenset())
 
 
 def without_duplicates(own: Sequence[types.Diagnostic], relayed: Iterable[types.Diagnostic]) -> list[types.Diagnostic]:

@@ -2,7 +2,7 @@
 issue, with the tool's fix as reviewdog `suggestions`.
 
 reviewdog counts columns in UTF-8 bytes (its Position: "byte count in UTF-8"); an issue's columns are in its
-tool's unit (lintel.core.units), so non-ASCII lines are re-counted from the file's text."""
+tool's unit (lintel.languages.sources), so non-ASCII lines are re-counted from the file's text."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from lintel.core.fixes import Edit, Fix, chosen_fix
 from lintel.core.fsnames import json_text
 from lintel.core.issues import Issue, SourceLines
 from lintel.core.positions import convert_column
-from lintel.core.units import unit_for
 from lintel.frontends.report.model import CheckReport
+from lintel.languages.sources import unit_for
 
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO", "hint": "INFO"}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from lintel.core.issues import ParseContext, ParseResult
@@ -24,6 +24,16 @@ class ToolOutput:
 
 
 Parser = Callable[[ToolOutput, ParseContext], ParseResult]
+
+
+@dataclass(frozen=True)
+class ParserFamily:
+    """A language's parsers: the names users and toolchains refer to (read without importing anything), and the
+    function that imports the parsers and maps each name to one, called on first use so a server that never runs
+    a go tool never loads go's parsers."""
+
+    names: tuple[str, ...]
+    load: Callable[[], Mapping[str, Parser]]
 
 
 def never_raises(func: Parser) -> Parser:

@@ -9,52 +9,21 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from lintel.core.errors import BadArgument
-from lintel.languages import Project, ToolSpec
-from lintel.languages.base import SKIPPED_DIRS
+from lintel.languages.base import SKIPPED_DIRS, Project
+
+# Declared beside LanguageSpec, which holds a TestSelection; named here too, where the runners look for them.
+from lintel.languages.base import Expected as Expected
+from lintel.languages.base import PathSelector as PathSelector
+from lintel.languages.base import Selection as Selection
+from lintel.languages.base import Selector as Selector
+from lintel.languages.base import TestRef as TestRef
+from lintel.languages.base import TestSelection as TestSelection
 
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
-
-
-@dataclass(frozen=True)
-class TestRef:
-    """One identity, read: a test name, a file (absolute, resolved), or both (a recorded failure, or a name
-    read from `file:line`). `recorded`: it came from the runner's own report, so it names a test the runner
-    ran and is not looked up in the sources again."""
-
-    __test__ = False  # not a pytest test class
-
-    shown: str  # as the agent gave it, for error messages
-    name: str | None = None
-    file: Path | None = None
-    line: int | None = None
-    recorded: bool = False
-
-
-@dataclass(frozen=True)
-class Expected:
-    """A test a run must start, as its runner names it (`TestX/case`), and the identity that asked for it."""
-
-    name: str
-    ref: TestRef
-
-
-@dataclass(frozen=True)
-class Selection:
-    """What to run for the identities: one command per runner invocation (Go runs one per package where one
-    pattern cannot say it), and the files the selection covers (their test diagnostics are replaced).
-
-    A runner whose filter may match nothing and still pass (go test's `-run`) says, per run, the tests it must
-    have started (`expected`) and how to read the tests a run started from its stdout (`started`)."""
-
-    runs: tuple[ToolSpec, ...]
-    files: tuple[Path, ...] = ()
-    expected: tuple[tuple[Expected, ...], ...] = ()
-    started: Callable[[str], set[str]] | None = None
 
 
 def resolve_file(text: str, project: Project, workspace: Path) -> Path | None:

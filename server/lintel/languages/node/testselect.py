@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lintel.core.errors import BadArgument
-from lintel.languages import NPX_NO_INSTALL, Project, ToolSpec
-from lintel.languages.node import known_tool, script_spec
+from lintel.languages.base import NPX_NO_INSTALL, Project, ToolSpec
+from lintel.languages.node import jsnames
+from lintel.languages.node.tools import known_tool, script_spec
 from lintel.languages.parsers.jstests import NAME_SEPARATOR
-from lintel.languages.testselect import jsnames
 from lintel.languages.testselect.base import Selection, TestRef, no_test, project_folders, relative, unique
 
 RUNNERS = ("vitest", "jest", "mocha", "node --test")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
@@ -24,14 +23,14 @@ from lintel.languages.base import (
     FileCheckName,
     FileScope,
     FixMode,
-    LanguageSpec,
     Project,
-    ServerSpec,
     ToolSpec,
     Workspace,
     project_relpath,
+    scope_for_file,
 )
 from lintel.languages.evidence import folders_up, mentions
+from lintel.languages.manifests import GO_WORK, go_work_uses
 from lintel.languages.members import expand_members
 
 log = logging.getLogger(__name__)
@@ -125,6 +124,9 @@ GOFMT = ToolSpec(
     install_hint=INSTALL_GO,
 )
 
+# gofmt given the one file (it could read stdin, but it then lists `<standard input>`, not the file).
+GOFMT_FILE = dataclasses.replace(GOFMT, argv=("gofmt", "-l"), per_file="append")
+
 _SPECS: Mapping[CheckName, ToolSpec] = {
     "lint": GOLANGCI_LINT,
     "typecheck": GO_VET,
@@ -189,9 +191,9 @@ def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bo
         target = "." if package == "." else f"./{package}"
         fix = FixMode(argv=(*_GOLANGCI_FIX, target))
         spec = dataclasses.replace(GOLANGCI_LINT, argv=(*GOLANGCI_LINT.argv, target), fix_mode=fix)
-        return FileScope(spec, filter_to_file=True, stdin=False)
+        return scope_for_file(spec, project, file, use_stdin)  # whole: the package, the file's findings kept
     if check == "format":
-        return FileScope(dataclasses.replace(GOFMT, argv=("gofmt", "-l", rel)), filter_to_file=False, stdin=False)
+        return scope_for_file(GOFMT_FILE, project, file, use_stdin)
     raise ValueError(f"unknown file check {check!r} for go")
 
 
@@ -236,7 +238,6 @@ def formatter_for(project: Project, file: Path) -> ToolSpec | None:
 # does lint both modules, but with one configuration, the one found from the first pattern's folder (a's
 # .golangci.yml then applied to b too, b's never read); so it runs in each module, with the module's own.
 GO_WORK_COVERS: frozenset[CheckName] = frozenset({"typecheck", "test", "format"})
-GO_WORK = "go.work"
 
 
 def workspace(project: Project) -> Workspace | None:
@@ -249,85 +250,7 @@ def workspace(project: Project) -> Workspace | None:
     return Workspace(GO_WORK, members, covers=GO_WORK_COVERS, own=(project.root / "go.mod").is_file())
 
 
-def go_work_uses(root: Path) -> tuple[str, ...] | None:
-    """The `use` paths of `root`/go.work in order; None when there is none or go would not read it."""
-    path = root / GO_WORK
-    if not path.is_file():
-        return None
-    try:
-        return parse_go_work(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        log.warning("cannot read %s: %s", path, exc)
-        return None
-
-
-# A go.mod-syntax token: a `//` comment (anywhere, `./a//x` is `./a`), a double-quoted string with Go's escapes,
-# a parenthesis, or a bare word.
-_GO_TOKEN = re.compile(r'\s*(?://.*|"(?:[^"\\]|\\.)*"|[()]|(?:[^\s()"/]|/(?!/))+|.)')
-_GO_ESCAPE = re.compile(r"\\(?:([abfnrtv\\\"])|x([0-9a-fA-F]{2})|([0-7]{3})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(.))")
-_GO_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", '"': '"'}
-
-
-def parse_go_work(text: str) -> tuple[str, ...]:
-    """The paths of a go.work's `use` directives, one per line (`use ./a`, or a `use (` … `)` block), in order.
-    Raises ValueError where go itself refuses the file (measured, go 1.26): two paths on one `use` line, an
-    unterminated block or string, a `/* */` comment."""
-    uses: list[str] = []
-    block: str | None = None
-    for number, line in enumerate(text.splitlines(), 1):
-        words = _go_words(line, number)
-        if block is not None:
-            if words == [")"]:
-                block = None
-            elif block == "use" and words:
-                uses.append(_one_path(words, number))
-            continue
-        if len(words) >= 2 and words[1] == "(":
-            if len(words) > 2:
-                raise ValueError(f"line {number}: a block starts a line of its own: {line.strip()}")
-            block = words[0]
-        elif words and words[0] == "use":
-            uses.append(_one_path(words[1:], number))
-    if block is not None:
-        raise ValueError(f"unterminated {block} block")
-    return tuple(uses)
-
-
-def _one_path(words: list[str], number: int) -> str:
-    if len(words) != 1 or words[0] in ("(", ")"):
-        raise ValueError(f"line {number}: usage: use local/dir")
-    return words[0]
-
-
-def _go_words(line: str, number: int) -> list[str]:
-    """The tokens of one line, strings unquoted, comments dropped."""
-    words: list[str] = []
-    for match in _GO_TOKEN.finditer(line):
-        token = match.group().strip()
-        if not token or token.startswith("//"):
-            continue
-        if token.startswith("/*"):
-            raise ValueError(f"line {number}: mod files must use // comments")
-        if token.startswith('"'):
-            if len(token) < 2 or not token.endswith('"'):
-                raise ValueError(f"line {number}: unterminated string")
-            token = _GO_ESCAPE.sub(_unescape, token[1:-1])
-        elif any(c in token for c in "\"'`"):
-            raise ValueError(f"line {number}: unquoted string cannot contain quote: {token}")
-        words.append(token)
-    return words
-
-
-def _unescape(match: re.Match[str]) -> str:
-    simple, hex2, octal, hex4, hex8, bad = match.groups()
-    if bad is not None:
-        raise ValueError(f"unknown escape sequence \\{bad}")
-    if simple is not None:
-        return _GO_ESCAPES[simple]
-    return chr(int(hex2 or hex4 or hex8, 16)) if octal is None else chr(int(octal, 8))
-
-
-def _go_work_root(ancestors: list[Path], nearest: Path | None) -> Path | None:
+def go_work_root(ancestors: list[Path], nearest: Path | None) -> Path | None:
     """gopls is rooted where go.work is, above the module: the workspace's modules see each other there."""
     return next((folder for folder in ancestors if (folder / "go.work").is_file()), None)
 
@@ -359,20 +282,3 @@ def _text(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-
-
-LANGUAGE = LanguageSpec(
-    name="go",
-    # A folder with only a go.work is a project too: the root its modules are checked together from.
-    markers=("go.mod", GO_WORK),
-    extensions={".go": "go"},
-    tool_for=tool_for,
-    file_scope=file_scope,
-    formatter_for=formatter_for,
-    server=ServerSpec((("gopls",),), INSTALL_GOPLS, ("go.mod",), root_rule=_go_work_root),
-    install_dirs=install_dirs,
-    extra_filetypes=("gomod",),
-    order=10,
-    workspace=workspace,
-    not_configured=not_configured,
-)

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
-from lintel.engine.coverage.base import Measurement, Request, not_checked, read_text, run_tests_with, run_tool
-from lintel.engine.coverage.model import CoverageIndex
-from lintel.engine.coverage.parsers import CoverageDataError, parse_coveragepy_json
 from lintel.languages.binaries import resolve_binary
+from lintel.languages.coverage.base import CoverageHost, Measurement, not_checked, read_text, run_tool
+from lintel.languages.coverage.data import CoverageDataError, read_json
+from lintel.languages.coverage.model import CoverageIndex, FileCoverage, Files
 
 INSTALL_HINT = "pip install coverage pytest-cov"
 # `--cov` alone measures what the project's coverage config names (`source`), else everything under the cwd;
@@ -30,7 +32,7 @@ LOAD_PYTEST_COV = ("-p", "pytest_cov.plugin")
 _NO_PYTEST_COV = ("unrecognized arguments: --cov", 'Error importing plugin "pytest_cov')
 
 
-def _coverage_binary(request: Request, pytest_path: str | None) -> str | None:
+def _coverage_binary(request: CoverageHost, pytest_path: str | None) -> str | None:
     """The `coverage` of pytest's own environment first: the data file must be read by the coverage.py that
     wrote it."""
     if pytest_path is not None:
@@ -42,18 +44,18 @@ def _coverage_binary(request: Request, pytest_path: str | None) -> str | None:
         "coverage",
         project_root=project.root,
         workspace_root=request.workspace,
-        setting=request.config.languages.get(project.language).binaries.get("coverage"),
+        setting=request.binary_setting("coverage"),
         install_dirs=project.spec.install_dirs(),
     )
     return found.path
 
 
-async def measure(request: Request) -> Measurement:
+async def measure(request: CoverageHost) -> Measurement:
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="lintel-coverage-") as scratch:
         data = Path(scratch) / ".coverage"
         load = LOAD_PYTEST_COV if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") else ()
-        result = await run_tests_with(request, [*load, *PYTEST_COV_ARGS], env={"COVERAGE_FILE": str(data)})
+        result = await request.run_tests([*load, *PYTEST_COV_ARGS], env={"COVERAGE_FILE": str(data)})
         if result.exit_code is None and not result.timed_out:
             return Measurement(result)  # pytest itself is missing: its not-found message says so
         if any(sign in result.output for sign in _NO_PYTEST_COV):
@@ -99,3 +101,44 @@ def _version(text: str) -> str:
     except ValueError:
         return ""
     return str(meta.get("version", "")) if isinstance(meta, dict) else ""
+
+
+# --- the coverage data coverage.py writes ------------------------------------------------------------
+
+
+# pytest-cov names each dynamic context after the test's node id and the phase: `tests/t.py::test_x|run`.
+_PHASE = re.compile(r"\|(setup|run|teardown)$")
+
+
+def parse_coveragepy_json(text: str) -> Files:
+    """`coverage json --show-contexts` (coverage.py 7, format 3):
+
+        {"meta": {"format": 3, "show_contexts": true, ...},
+         "files": {"src/inventory/models.py": {
+             "executed_lines": [3, 20, 21], "missing_lines": [25],
+             "contexts": {"3": [""], "20": ["tests/test_models.py::test_restock_adds_units|run"]},
+             "summary": {"num_statements": 4, "covered_lines": 3, ...}}}}
+
+    A line's contexts name the tests that ran it (phase suffix dropped); the empty context is code run outside
+    any test (imports at collection), which covers the line without naming a test. Without contexts every
+    covered line is covered by no one in particular."""
+    document = read_json(text, "coverage.py JSON")
+    files = document.get("files")
+    if not isinstance(files, dict):
+        raise CoverageDataError("coverage.py JSON has no `files` object")
+    out: Files = {}
+    for name, data in files.items():
+        if not isinstance(data, dict):
+            continue
+        summary = data.get("summary") or {}
+        coverage = FileCoverage(
+            statements=int(summary.get("num_statements", 0)), covered_statements=int(summary.get("covered_lines", 0))
+        )
+        contexts: Mapping[str, list[str]] = data.get("contexts") or {}
+        for line in data.get("executed_lines") or []:
+            names = {_PHASE.sub("", c) for c in contexts.get(str(line), [])}
+            coverage.cover(int(line), (n for n in names if n))
+        for line in data.get("missing_lines") or []:
+            coverage.miss(int(line))
+        out[str(name).replace("\\", "/")] = coverage
+    return out

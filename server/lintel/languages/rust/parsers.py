@@ -27,7 +27,7 @@ from lintel.core.issues import (
 )
 from lintel.languages.parsers.base import ToolOutput
 from lintel.languages.parsers.common import MAX_HINT, clean, first_time, json_int, json_lines, one_line
-from lintel.languages.parsers.rustfix import compiler_fixes, rule_url
+from lintel.languages.rust.rustfix import compiler_fixes, rule_url
 
 _ERROR_CODE = re.compile(r"^E\d{4}$")
 # rustc's closing tallies carry no finding of their own ("aborting due to 2 previous errors", "3 warnings emitted").

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from lintel.core.issues import Issue, IssueKind, ParseContext, ParseResult, make_issue, severity_from
+from lintel.languages.go.gofix import golangci_fixes
 from lintel.languages.parsers.base import ToolOutput
 from lintel.languages.parsers.common import clean, first_time, json_int
-from lintel.languages.parsers.gofix import golangci_fixes
 
 # `file.go:12:5: message` as the go command, vet and gofmt print it; vet prefixes the errors of its own type
 # check with `vet: `. These paths are relative to the cwd, so no whitespace: that keeps prose which merely

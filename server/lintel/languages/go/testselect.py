@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lintel.core.errors import BadArgument
-from lintel.languages import Project, ToolSpec
-from lintel.languages.go import go_work_uses
-from lintel.languages.parsers.gotests import tests_run
+from lintel.languages.base import Project, ToolSpec
+from lintel.languages.go.gotests import tests_run
+from lintel.languages.manifests import go_work_uses
 from lintel.languages.testselect.base import Expected, Selection, TestRef, no_test, project_folders, relative
 
 _MODULE = re.compile(r"^module\s+\"?(?P<path>[^\s\"]+)\"?", re.MULTILINE)

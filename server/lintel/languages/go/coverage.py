@@ -11,22 +11,18 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from lintel.engine.checks import plan_check
-from lintel.engine.coverage.base import (
+from lintel.languages.coverage.base import (
+    CoverageHost,
     Measurement,
     Refined,
-    Request,
     covers,
     not_checked,
     read_text,
-    run_tests_with,
     run_tool,
 )
-from lintel.engine.coverage.model import CoverageIndex
-from lintel.engine.coverage.parsers import CoverageDataError, parse_go_profile
-from lintel.languages import Project
-from lintel.languages.go import LANGUAGE as GO
-from lintel.languages.go import workspace as go_workspace
+from lintel.languages.coverage.data import CoverageDataError
+from lintel.languages.coverage.model import CoverageIndex, FileCoverage, Files
+from lintel.languages.manifests import go_work_members
 
 # The most tests of one package run one by one for a line; a package with more is answered per package.
 MAX_TEST_RUNS = 40
@@ -52,16 +48,15 @@ def modules(root: Path) -> dict[str, str]:
 
 
 def _work_members(root: Path) -> list[Path]:
-    work = go_workspace(Project(GO, root, ("go.work",)))
-    return list(work.members) if work is not None else []
+    return list(go_work_members(root))
 
 
-async def measure(request: Request) -> Measurement:
+async def measure(request: CoverageHost) -> Measurement:
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="lintel-coverage-") as scratch:
         profile = Path(scratch) / "cover.out"
         # Flags after the packages are go test's too (`go test ./... -coverprofile=x`).
-        result = await run_tests_with(request, [f"-coverprofile={profile}"])
+        result = await request.run_tests([f"-coverprofile={profile}"])
         if result.exit_code is None and not result.timed_out:
             return Measurement(result)
         text = read_text(profile)
@@ -96,7 +91,7 @@ def _import_path(rel_dir: str, mods: Mapping[str, str]) -> str | None:
     return best[1] if best else None
 
 
-async def refine(request: Request, rel: str, line: int) -> Refined | None:
+async def refine(request: CoverageHost, rel: str, line: int) -> Refined | None:
     """The tests of `rel`'s package that run `line`, each run alone (at most MAX_TEST_RUNS) from one test binary
     built with coverage; None when that cannot be done (the answer stays per package, with the reason logged)."""
     root = request.project.root
@@ -106,7 +101,7 @@ async def refine(request: Request, rel: str, line: int) -> Refined | None:
     if package is None:
         return None
     package_dir = root / rel_dir
-    go = plan_check(request.project, "test", request.config, request.workspace).binaries[0].path or "go"
+    go = request.test_binary() or "go"
     with tempfile.TemporaryDirectory(prefix="lintel-coverage-") as scratch:
         binary = Path(scratch) / "pkg.test"
         built = await run_tool(
@@ -145,3 +140,58 @@ async def refine(request: Request, rel: str, line: int) -> Refined | None:
             if covers(files, rel, line):
                 tests.append(f"{package}.{name}")
         return Refined("test", tests, runs=2 + len(names))
+
+
+# --- the coverage data go test writes ------------------------------------------------------------
+
+
+# mode line, then `import/path/file.go:startLine.startCol,endLine.endCol numStatements count`.
+_GO_BLOCK = re.compile(r"^(?P<file>.+):(?P<l1>\d+)\.(?P<c1>\d+),(?P<l2>\d+)\.(?P<c2>\d+) (?P<n>\d+) (?P<count>\d+)$")
+
+
+def parse_go_profile(text: str, modules: Mapping[str, str], covered_by: str | None = None) -> Files:
+    """A `go test -coverprofile` file:
+
+        mode: set
+        example.com/lintelgo/sub/calc.go:7.24,7.40 1 1
+        example.com/lintelgo/sub/calc.go:10.31,13.2 2 0
+
+    Files are named by import path: `modules` maps each module path to its folder relative to the project root
+    ("" for the root), the longest match wins; a file of no listed module keeps its import path. A block covers
+    every line from its start to its end; a line in a run block is covered (by `covered_by`, else the file's
+    package), one only in blocks that never ran is missing. Statement counts are the profile's, as
+    `go tool cover` counts them; a block listed twice (several packages' profiles) counts once, run if any ran.
+    """
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith("mode:"):
+        raise CoverageDataError("not a Go coverage profile (no `mode:` line)")
+    blocks: dict[tuple[str, str], tuple[int, int, int, int]] = {}
+    for raw in lines[1:]:
+        match = _GO_BLOCK.match(raw.strip())
+        if match is None:
+            continue
+        key = (match["file"], raw.rsplit(" ", 2)[0])
+        start, end, statements, count = int(match["l1"]), int(match["l2"]), int(match["n"]), int(match["count"])
+        previous = blocks.get(key)
+        blocks[key] = (start, end, statements, max(count, previous[3] if previous else 0))
+    out: Files = {}
+    for (import_path, _), (start, end, statements, count) in blocks.items():
+        name = _module_relative(import_path, modules)
+        coverage = out.setdefault(name, FileCoverage())
+        coverage.statements += statements
+        who = covered_by if covered_by is not None else posixpath.dirname(import_path)
+        for line in range(start, end + 1):
+            if count > 0:
+                coverage.cover(line, (who,))
+            else:
+                coverage.miss(line)
+        if count > 0:
+            coverage.covered_statements += statements
+    return out
+
+
+def _module_relative(import_path: str, modules: Mapping[str, str]) -> str:
+    best = max((m for m in modules if import_path.startswith(f"{m}/")), key=len, default=None)
+    if best is None:
+        return import_path
+    return posixpath.join(modules[best], import_path[len(best) + 1 :])

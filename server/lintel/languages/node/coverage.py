@@ -15,24 +15,23 @@ import re
 import shlex
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from lintel.core.results import RunResult
 from lintel.core.runenv import defaults_for
-from lintel.engine.checks import RunResult, plan_check, plan_spec, run_planned, timeout_for
-from lintel.engine.coverage.base import (
+from lintel.languages.base import ToolSpec
+from lintel.languages.coverage.base import (
+    CoverageHost,
     Measurement,
     Refined,
-    Request,
     blank_result,
     covers,
     not_checked,
     read_text,
-    run_tests_with,
 )
-from lintel.engine.coverage.model import CoverageIndex, Files
-from lintel.engine.coverage.parsers import CoverageDataError, parse_istanbul_json, parse_lcov
-from lintel.languages import ToolSpec
+from lintel.languages.coverage.data import CoverageDataError, read_json, relative_path
+from lintel.languages.coverage.model import CoverageIndex, FileCoverage, Files
 
 # The most test files run one by one for a line; with more the answer stays per project.
 MAX_FILE_RUNS = 30
@@ -83,7 +82,7 @@ def runner(script: str) -> str | None:
     return None
 
 
-async def measure(request: Request) -> Measurement:
+async def measure(request: CoverageHost) -> Measurement:
     project = request.project
     script = project.scripts.get("test")
     if project.problem is not None:
@@ -142,20 +141,11 @@ def _node_spec(argv: Sequence[str]) -> ToolSpec:
     )
 
 
-async def _run_node(request: Request, argv: Sequence[str]) -> RunResult:
-    project = request.project
-    planned = plan_spec(project, _node_spec(argv), request.config, request.workspace.resolve())
-    result = await run_planned(
-        planned,
-        workspace=request.workspace.resolve(),
-        timeout=timeout_for("test", request.config, request.timeout),
-        on_start=request.on_start,
-    )
-    result.check = "coverage"
-    return result
+async def _run_node(request: CoverageHost, argv: Sequence[str]) -> RunResult:
+    return await request.run_spec(_node_spec(argv))
 
 
-async def _node_test(request: Request, words: list[str]) -> Measurement:
+async def _node_test(request: CoverageHost, words: list[str]) -> Measurement:
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="lintel-coverage-") as scratch:
         lcov = Path(scratch) / "lcov.info"
@@ -217,7 +207,7 @@ def _extglob(pattern: str) -> list[str]:
     return [pattern.replace("?(c|m)", option) for option in ("", "c", "m")]
 
 
-async def refine(request: Request, rel: str, line: int) -> Refined | None:
+async def refine(request: CoverageHost, rel: str, line: int) -> Refined | None:
     """The test files that run `line`, each run alone with coverage (node --test only: jest and vitest
     answer per project)."""
     script = request.project.scripts.get("test") or ""
@@ -256,7 +246,7 @@ def _provider(root: Path, workspace: Path) -> bool:
         folder = folder.parent
 
 
-async def _istanbul(request: Request, which: str) -> Measurement:
+async def _istanbul(request: CoverageHost, which: str) -> Measurement:
     project = request.project
     manager = project.package_manager or "npm"
     if which == "vitest" and not _provider(project.root, request.workspace):
@@ -276,7 +266,7 @@ async def _istanbul(request: Request, which: str) -> Measurement:
         planned_argv = _script_argv(request)
         if manager == "npm" and "--" not in planned_argv:
             extra = ["--", *extra]
-        result = await run_tests_with(request, extra)
+        result = await request.run_tests(extra)
         if result.exit_code is None and not result.timed_out:
             return Measurement(result)
         text = read_text(Path(scratch) / "coverage-final.json")
@@ -300,5 +290,74 @@ async def _istanbul(request: Request, which: str) -> Measurement:
     return Measurement(result, index)
 
 
-def _script_argv(request: Request) -> tuple[str, ...]:
-    return plan_check(request.project, "test", request.config, request.workspace.resolve()).spec.argv
+def _script_argv(request: CoverageHost) -> tuple[str, ...]:
+    return request.test_spec().argv
+
+
+# --- the coverage data node, jest and vitest write ------------------------------------------------------------
+
+
+def parse_istanbul_json(text: str, root: str, covered_by: str | None = None) -> Files:
+    """istanbul's `coverage-final.json` (jest `--coverageReporters=json`, vitest `--coverage.reporter=json`):
+
+        {"/abs/src/math.js": {"path": "/abs/src/math.js",
+            "statementMap": {"0": {"start": {"line": 2, "column": 2}, "end": {"line": 2, "column": 14}}},
+            "s": {"0": 3}, "fnMap": {...}, "f": {...}, "branchMap": {...}, "b": {...}}}
+
+    A statement counts for its first line, as istanbul's own line coverage does; paths become relative to `root`
+    (the project root). Covered lines are covered by `covered_by` (the suite or a test file)."""
+    document = read_json(text, "istanbul coverage JSON")
+    out: Files = {}
+    for key, data in document.items():
+        if not isinstance(data, dict) or not isinstance(data.get("statementMap"), dict):
+            continue
+        coverage = FileCoverage()
+        counts: Mapping[str, int] = data.get("s") or {}
+        for sid, span in data["statementMap"].items():
+            line = int(span["start"]["line"])
+            coverage.statements += 1
+            if counts.get(sid, 0) > 0:
+                coverage.covered_statements += 1
+                coverage.cover(line, (covered_by,) if covered_by else ())
+            else:
+                coverage.miss(line)
+        out[relative_path(str(data.get("path") or key), root)] = coverage
+    return out
+
+
+def parse_lcov(text: str, root: str, covered_by: str | None = None) -> Files:
+    """An lcov tracefile (node `--test-reporter=lcov`, c8, istanbul's `lcovonly`):
+
+        SF:src/math.js
+        DA:1,1
+        DA:12,2
+        DA:14,0
+        end_of_record
+
+    Each `DA:line,count` is an executable line, covered when its count is above 0; `SF` paths become relative
+    to `root`. Covered lines are covered by `covered_by` (the suite or a test file)."""
+    out: Files = {}
+    current: FileCoverage | None = None
+    seen_record = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("SF:"):
+            current = out.setdefault(relative_path(line[3:], root), FileCoverage())
+            seen_record = True
+        elif line.startswith("DA:") and current is not None:
+            parts = line[3:].split(",")
+            try:
+                number, count = int(parts[0]), int(parts[1])
+            except (IndexError, ValueError):
+                continue
+            current.statements += 1
+            if count > 0:
+                current.covered_statements += 1
+                current.cover(number, (covered_by,) if covered_by else ())
+            else:
+                current.miss(number)
+        elif line == "end_of_record":
+            current = None
+    if not seen_record and text.strip():
+        raise CoverageDataError("not an lcov tracefile (no `SF:` record)")
+    return out

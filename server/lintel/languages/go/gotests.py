@@ -16,9 +16,9 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from lintel.core.issues import Issue, ParseContext, ParseResult, TestFailure, make_issue
+from lintel.languages.go.parsers import LOCATED, located_issues, located_lines, module_errors, vet_kind
 from lintel.languages.parsers.base import ToolOutput
 from lintel.languages.parsers.common import clean, json_lines, one_line
-from lintel.languages.parsers.go import LOCATED, located_issues, located_lines, module_errors, vet_kind
 
 _MAX_OUTPUT = 20_000
 

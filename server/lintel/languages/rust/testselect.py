@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lintel.core.tomlread import read_toml
-from lintel.languages import Project, ToolSpec
-from lintel.languages.rust import workspace as cargo_workspace
+from lintel.languages.base import Project, ToolSpec
+from lintel.languages.rust.tools import workspace as cargo_workspace
 from lintel.languages.testselect.base import Selection, TestRef, no_test, relative, unique
 
 _TEST_ATTR = re.compile(r"^\s*#\[(?:\w+::)*test(?:\(.*\))?\]")

@@ -14,7 +14,6 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from lintel.core.tomlread import read_toml
 from lintel.languages.base import (
@@ -23,14 +22,13 @@ from lintel.languages.base import (
     FileCheckName,
     FileScope,
     FixMode,
-    LanguageSpec,
     Project,
-    ServerSpec,
     ToolSpec,
     Workspace,
     project_relpath,
+    scope_for_file,
 )
-from lintel.languages.members import expand_members
+from lintel.languages.manifests import cargo_workspace, is_cargo_workspace
 
 log = logging.getLogger(__name__)
 
@@ -47,72 +45,17 @@ FALLBACK_EDITION = "2021"
 
 
 def is_workspace(project: Project) -> bool:
-    """Whether the root manifest is a workspace of several crates: a `[workspace]` table with members, or a
-    virtual manifest (no `[package]`). Run in such a root, cargo checks only the root package unless told
-    `--workspace` (a virtual manifest checks its default members). An empty `[workspace]` in a package only
-    stops cargo from looking for an enclosing workspace: one crate, no flag."""
-    manifest = read_toml(project.root / "Cargo.toml")
-    if manifest is None:
-        return False
-    workspace = manifest.get("workspace")
-    if not isinstance(workspace, Mapping):
-        return False
-    return bool(workspace.get("members")) or not isinstance(manifest.get("package"), Mapping)
+    """Whether the root manifest is a workspace of several crates (`lintel.languages.manifests`)."""
+    return is_cargo_workspace(project.root)
 
 
 def workspace(project: Project) -> Workspace | None:
-    """The Cargo workspace the root manifest declares: `[workspace] members` (globs) minus `exclude`, and the
-    path dependencies inside the root, which cargo makes members too. Every check covers them all (`tool_for`
-    adds `--workspace`); the root is a crate of its own only with a `[package]`. An empty `[workspace]` in a
-    package declares no members (see `is_workspace`), so it is no workspace here either."""
-    path = project.root / "Cargo.toml"
-    manifest = read_toml(path)
-    if manifest is None or not is_workspace(project):
+    """The Cargo workspace the root manifest declares. Every check covers all its members (`tool_for` adds
+    `--workspace`)."""
+    found = cargo_workspace(project.root)
+    if found is None:
         return None
-    table = manifest["workspace"]
-    members = _strings(table.get("members", []))
-    exclude = _strings(table.get("exclude", []))
-    if members is None or exclude is None:
-        log.warning("cannot read %s: [workspace] members and exclude must be lists of paths", path)
-        return None
-    declared = expand_members(project.root, members, exclude, manifest="Cargo.toml")
-    found = dict.fromkeys(declared)
-    queue = [project.root.resolve(), *declared]
-    while queue:  # a member's path dependency inside the root is a member, and so are its own
-        for dependency in _path_dependencies(project.root, queue.pop(0), exclude):
-            if dependency not in found:
-                found[dependency] = None
-                queue.append(dependency)
-    found.pop(project.root.resolve(), None)  # the root's own package is the root project, not a member
-    own = isinstance(manifest.get("package"), Mapping)
-    return Workspace("Cargo.toml", tuple(found), covers=frozenset(CHECKS), own=own)
-
-
-def _strings(value: object) -> list[str] | None:
-    if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        return value
-    return None
-
-
-_DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
-
-
-def _path_dependencies(root: Path, crate: Path, exclude: list[str]) -> tuple[Path, ...]:
-    """The crates `crate`'s manifest depends on by `path` that lie inside the workspace root and are not
-    excluded."""
-    manifest = read_toml(crate / "Cargo.toml") or {}
-    tables: list[Any] = [manifest.get(name) for name in _DEPENDENCY_TABLES]
-    targets = manifest.get("target")
-    if isinstance(targets, Mapping):
-        tables += [t.get(name) for t in targets.values() if isinstance(t, Mapping) for name in _DEPENDENCY_TABLES]
-    paths = [
-        (crate / dep["path"]).as_posix()
-        for table in tables
-        if isinstance(table, Mapping)
-        for dep in table.values()
-        if isinstance(dep, Mapping) and isinstance(dep.get("path"), str)
-    ]
-    return expand_members(root, paths, exclude, manifest="Cargo.toml", globs=False)
+    return Workspace("Cargo.toml", found.members, covers=frozenset(CHECKS), own=found.own)
 
 
 def tool_for(project: Project, check: CheckName) -> ToolSpec:
@@ -200,18 +143,19 @@ def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bo
     skip_children option is unstable. With stdin rustfmt would report `Diff in <stdin>:21:`, not the file.
     """
     if check == "lint":
-        return FileScope(tool_for(project, "lint"), filter_to_file=True, stdin=False)
+        return scope_for_file(tool_for(project, "lint"), project, file, use_stdin)
     if check == "format":
-        argv = ("rustfmt", "--check", "--edition", edition(project, file), "--color", "never")
         spec = ToolSpec(
             check="format",
             tool="rustfmt",
-            argv=(*argv, project_relpath(project, file)),
+            argv=("rustfmt", "--check", "--edition", edition(project, file), "--color", "never"),
             parser="rustfmt",
             finding_codes=frozenset({1}),
             install_hint=INSTALL_RUSTFMT,
+            per_file="append",
+            reports_others=True,
         )
-        return FileScope(spec, filter_to_file=True, stdin=False)
+        return scope_for_file(spec, project, file, use_stdin)
     raise ValueError(f"unknown file check {check!r} for rust")
 
 
@@ -279,7 +223,7 @@ def _workspace_edition(manifest: Mapping[str, object]) -> str | None:
     return declared if isinstance(declared, str) else None
 
 
-def _cargo_workspace_rule(ancestors: list[Path], nearest: Path | None) -> Path | None:
+def cargo_workspace_rule(ancestors: list[Path], nearest: Path | None) -> Path | None:
     """rust-analyzer is rooted at the crate's Cargo workspace: the nearest manifest at or above the crate with a
     `[workspace]` table, as cargo finds it."""
     if nearest is None:
@@ -289,26 +233,3 @@ def _cargo_workspace_rule(ancestors: list[Path], nearest: Path | None) -> Path |
         if manifest is not None and "workspace" in manifest:
             return folder
     return None
-
-
-LANGUAGE = LanguageSpec(
-    name="rust",
-    markers=("Cargo.toml",),
-    extensions={".rs": "rust"},
-    tool_for=tool_for,
-    file_scope=file_scope,
-    formatter_for=formatter_for,
-    server=ServerSpec(
-        (("rust-analyzer",),),
-        "rustup component add rust-analyzer",
-        ("Cargo.toml",),
-        root_rule=_cargo_workspace_rule,
-        # rust-analyzer's "poke the developers" errors, shown by builds from source (POKE_RA_DEVS): a slow turn of
-        # its main loop, a request that panicked (it hides panics from users otherwise).
-        chatter=(r"^overly long loop turn took ", r"^server panicked.*, check the log$"),
-    ),
-    install_dirs=install_dirs,
-    order=20,
-    workspace=workspace,
-    test_data_dirs=frozenset({"tests"}),
-)

@@ -21,6 +21,7 @@ from pathlib import Path
 from lintel.core.gitignore import is_ignored
 from lintel.core.runenv import defaults_for
 from lintel.languages.base import (
+    FILE_PLACEHOLDER,
     NPX_NO_INSTALL,
     CheckName,
     FileCheckName,
@@ -29,17 +30,21 @@ from lintel.languages.base import (
     LanguageSpec,
     Project,
     ScriptStep,
-    ServerSpec,
     ToolSpec,
     Workspace,
     project_relpath,
+    scope_for_file,
 )
 from lintel.languages.evidence import folders_up
+from lintel.languages.manifests import (
+    PNPM_WORKSPACE,
+    package_json_workspaces,
+    pnpm_workspace_packages,
+)
 from lintel.languages.members import expand_members
-from lintel.languages.node_fix import ESLINT_FORMAT, eslint_fix_mode, script_fix
-from lintel.languages.node_intent import not_configured, prettier_targets, tsc_project
-from lintel.languages.nodesteps import chain_steps
-from lintel.languages.pnpmyaml import pnpm_workspace_packages
+from lintel.languages.node.fix import ESLINT_FORMAT, eslint_fix_mode, script_fix
+from lintel.languages.node.intent import prettier_targets, tsc_project
+from lintel.languages.node.steps import chain_steps
 
 log = logging.getLogger(__name__)
 
@@ -265,17 +270,23 @@ def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bo
     `(stdin)` instead of `[warn] <file>` (measured, prettier 3.10), so the format check reads the saved file.
     """
     manager = project.package_manager or "npm"
-    rel = project_relpath(project, file)
     if check == "lint":
         if "lint" in project.scripts:
-            return FileScope(tool_for(project, "lint"), filter_to_file=True, stdin=False)
-        spec = eslint_spec(manager, (rel,), stdin=use_stdin)
-        return FileScope(spec, filter_to_file=False, stdin=use_stdin)
+            return scope_for_file(tool_for(project, "lint"), project, file, use_stdin)
+        rel = project_relpath(project, file)
+        spec = dataclasses.replace(
+            eslint_spec(manager, ()),
+            per_file="stdin",
+            stdin_args=_ESLINT_STDIN_ARGS,
+            fix_mode=eslint_fix_mode((rel,)),
+        )
+        return scope_for_file(spec, project, file, use_stdin)
     if check == "format":
         # A file prettier has no parser for, or one .prettierignore (or node_modules) excludes, is not checked
         # by `prettier --check .`: these flags make the one-file run agree (clean, exit 0) instead of exit 2.
-        flags = ("--check", "--ignore-unknown", "--no-error-on-unmatched-pattern", rel)
-        return FileScope(prettier_spec(manager, flags), filter_to_file=False, stdin=False)
+        flags = ("--check", "--ignore-unknown", "--no-error-on-unmatched-pattern")
+        spec = dataclasses.replace(prettier_spec(manager, flags), per_file="append")
+        return scope_for_file(spec, project, file, use_stdin)
     raise ValueError(f"unknown file check {check!r} for node")
 
 
@@ -291,6 +302,10 @@ def formatter_for(project: Project, file: Path) -> ToolSpec | None:
     """
     spec = prettier_spec(project.package_manager or "npm", ("--stdin-filepath", project_relpath(project, file)))
     return dataclasses.replace(spec, parser="custom", finding_codes=frozenset())
+
+
+# eslint's one file from stdin, named for its configuration and reported under that name.
+_ESLINT_STDIN_ARGS = ("--stdin", "--stdin-filename", FILE_PLACEHOLDER)
 
 
 def eslint_spec(manager: str, targets: tuple[str, ...], *, stdin: bool = False) -> ToolSpec:
@@ -483,7 +498,6 @@ def inspect(spec: LanguageSpec, root: Path, markers: tuple[str, ...]) -> Project
     return Project(spec, root, markers, package_manager=node_package_manager(root), scripts=scripts, problem=problem)
 
 
-PNPM_WORKSPACE = "pnpm-workspace.yaml"
 # The checks a workspace root's own script runs across its packages (`"test": "pnpm -r test"`); format has no
 # script (prettier runs per package).
 _SCRIPT_CHECKS: tuple[CheckName, ...] = ("lint", "test", "typecheck")
@@ -514,42 +528,9 @@ def _workspace_patterns(project: Project) -> tuple[str, list[str]] | None:
         # pnpm reads only its own file; one without `packages` (pnpm 10 keeps settings there) declares none.
         packages = pnpm_workspace_packages(root / PNPM_WORKSPACE)
         return None if packages is None else (PNPM_WORKSPACE, packages)
-    try:
-        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        log.warning("cannot read %s: %s", root / "package.json", exc)
-        return None
-    declared = data.get("workspaces") if isinstance(data, dict) else None
-    if declared is None:
-        return None
-    if isinstance(declared, dict):  # yarn 1's `{"packages": [...], "nohoist": [...]}`
-        declared = declared.get("packages", [])
-    if not isinstance(declared, list) or not all(isinstance(p, str) for p in declared):
-        log.warning("cannot read %s: `workspaces` is not a list of paths", root / "package.json")
-        return None
-    return "package.json", declared
+    declared = package_json_workspaces(root)
+    return None if declared is None else ("package.json", declared)
 
 
-_SOURCE = {".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"}
-_TYPED = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact"}
-
-LANGUAGE = LanguageSpec(
-    name="node",
-    markers=("package.json",),
-    extensions={**_SOURCE, **_TYPED, ".vue": "vue", ".svelte": "svelte"},
-    tool_for=tool_for,
-    file_scope=file_scope,
-    formatter_for=formatter_for,
-    server=ServerSpec(
-        (("typescript-language-server", "--stdio"),),
-        "npm install -g typescript-language-server typescript",
-        ("tsconfig.json", "jsconfig.json", "package.json"),
-        # tsserver would fetch @types packages from the registry for JavaScript files: lintel downloads nothing.
-        {"disableAutomaticTypingAcquisition": True},
-    ),
-    install_dirs=install_dirs,
-    inspect=inspect,
-    order=30,
-    workspace=workspace,
-    not_configured=not_configured,
-)
+SOURCE_EXTENSIONS = {".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"}
+TYPED_EXTENSIONS = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact"}

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lintel.core.errors import BadArgument
-from lintel.languages import Project, ToolSpec
+from lintel.languages.base import Project, ToolSpec
 from lintel.languages.testselect.base import (
     Selection,
     TestRef,

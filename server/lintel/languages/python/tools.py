@@ -7,13 +7,12 @@ to tell a mypy project from a pyright one.
 from __future__ import annotations
 
 import configparser
-import dataclasses
 import logging
 import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeGuard
+from typing import Any, Literal
 
 from lintel.core.tomlread import read_toml
 from lintel.languages.base import (
@@ -23,16 +22,15 @@ from lintel.languages.base import (
     FileCheckName,
     FileScope,
     FixMode,
-    LanguageSpec,
     Project,
-    ServerSpec,
     ToolSpec,
     Workspace,
     project_relpath,
+    scope_for_file,
 )
 from lintel.languages.binaries import resolve_binary
-from lintel.languages.members import expand_members
-from lintel.languages.python_intent import not_configured, typecheckers_used
+from lintel.languages.manifests import uv_workspace
+from lintel.languages.python.intent import typecheckers_used
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +45,9 @@ TypeChecker = Literal["mypy", "pyright", "basedpyright"]
 # the first with either flag.
 _RUFF_FIX = ("ruff", "check", "--fix", "--no-unsafe-fixes", "--no-cache", "--force-exclude", "--quiet")
 
+# One file's text from stdin, named for ruff's per-file settings and `--force-exclude`.
+_RUFF_STDIN = ("--stdin-filename", FILE_PLACEHOLDER, "-")
+
 # `--no-fix`: a project with `fix = true` in its ruff config must not have its files rewritten by a lint run.
 # `--no-cache`: ruff is the default linter of every Python project, also those that never chose ruff;
 # a lint run should not leave a `.ruff_cache` behind, and ruff is fast enough without it.
@@ -59,6 +60,8 @@ RUFF_LINT = ToolSpec(
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),  # 2: bad config or arguments, ruff itself failed
     install_hint="pip install ruff",
+    per_file="stdin",
+    stdin_args=_RUFF_STDIN,
     fix_mode=FixMode(
         argv=_RUFF_FIX,
         unsafe_args=("--unsafe-fixes",),
@@ -75,9 +78,11 @@ RUFF_FORMAT = ToolSpec(
     ok_codes=frozenset({0}),
     finding_codes=frozenset({1}),  # 1: would reformat; 2: a file could not be parsed, or bad config
     install_hint="pip install ruff",
+    per_file="stdin",
+    stdin_args=_RUFF_STDIN,
 )
 
-# Both take file paths, so one file is checked by appending it (or `--stdin-filename <file> -`).
+# Both take file paths, so one file is checked by appending it (or `--stdin-filename <file> -`: per_file).
 _FILE_CHECKS: Mapping[FileCheckName, ToolSpec] = {"lint": RUFF_LINT, "format": RUFF_FORMAT}
 
 # What `ruff format` formats from a text buffer (notebooks reach an editor as notebook documents, not text).
@@ -154,9 +159,7 @@ def file_scope(project: Project, check: FileCheckName, file: Path, use_stdin: bo
     base = _FILE_CHECKS.get(check)
     if base is None:
         raise ValueError(f"unknown file check {check!r} for python")
-    rel = project_relpath(project, file)
-    target = ("--stdin-filename", rel, "-") if use_stdin else (rel,)
-    return FileScope(dataclasses.replace(base, argv=(*base.argv, *target)), filter_to_file=False, stdin=use_stdin)
+    return scope_for_file(base, project, file, use_stdin)
 
 
 def install_dirs(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
@@ -297,27 +300,11 @@ UV_WORKSPACE_COVERS: frozenset[CheckName] = frozenset({"lint", "format"})
 
 
 def workspace(project: Project) -> Workspace | None:
-    """A uv workspace: `[tool.uv.workspace]` `members` (globs) minus `exclude` in the root's pyproject.toml.
-    The root is a project of its own when it has a `[project]` table (else a virtual workspace root)."""
-    path = project.root / "pyproject.toml"
-    document = read_toml(path)
-    tool = document.get("tool") if document is not None else None
-    uv = tool.get("uv") if isinstance(tool, Mapping) else None
-    table = uv.get("workspace") if isinstance(uv, Mapping) else None
-    if document is None or table is None:
+    """A uv workspace (`[tool.uv.workspace]` in the root's pyproject.toml): lint and format cover its members."""
+    found = uv_workspace(project.root)
+    if found is None:
         return None
-    members = table.get("members", []) if isinstance(table, Mapping) else None
-    exclude = table.get("exclude", []) if isinstance(table, Mapping) else None
-    if not _paths(members) or not _paths(exclude):
-        log.warning("cannot read %s: [tool.uv.workspace] members and exclude must be lists of paths", path)
-        return None
-    found = expand_members(project.root, members, exclude, manifest="pyproject.toml")
-    own = isinstance(document.get("project"), Mapping)
-    return Workspace("pyproject.toml", found, covers=UV_WORKSPACE_COVERS, own=own)
-
-
-def _paths(value: object) -> TypeGuard[list[str]]:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    return Workspace("pyproject.toml", found.members, covers=UV_WORKSPACE_COVERS, own=found.own)
 
 
 def _mypy_ini(root: Path) -> Path | None:
@@ -346,25 +333,3 @@ def _ini_section(path: Path, section: str) -> Mapping[str, str] | None:
     if not parser.has_section(section):
         return None
     return dict(parser.items(section))
-
-
-LANGUAGE = LanguageSpec(
-    name="python",
-    markers=("pyproject.toml", "setup.py"),
-    extensions={".py": "python", ".pyi": "python"},
-    tool_for=tool_for,
-    file_scope=file_scope,
-    formatter_for=formatter_for,
-    server=ServerSpec(
-        (("basedpyright-langserver", "--stdio"), ("pyright-langserver", "--stdio")),
-        "pip install basedpyright (or: npm install -g pyright)",
-        ("pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg"),
-        # pyright lists the workspace's files on a timer that each document event pushes back 250 ms; until
-        # then references and rename see only the open files and what they import.
-        load_signal="diagnostics",
-    ),
-    install_dirs=install_dirs,
-    order=40,
-    workspace=workspace,
-    not_configured=not_configured,
-)

@@ -12,10 +12,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from lintel.core.issues import Issue, ParseContext, ParseResult, Severity, make_issue, severity_from
-from lintel.languages.parsers.base import ToolOutput
-from lintel.languages.parsers.eslintfix import ResultText, message_fixes, rule_urls
-from lintel.languages.parsers.jscommon import both_streams, clean_exit, find_json, json_documents, loose_int
-from lintel.languages.parsers.jslint import (
+from lintel.languages.node.eslintfix import ResultText, message_fixes, rule_urls
+from lintel.languages.node.jslint import (
     biome_report_issues,
     biome_text_issues,
     is_biome_report,
@@ -24,6 +22,8 @@ from lintel.languages.parsers.jslint import (
     oxlint_text_issues,
     xo_text_issues,
 )
+from lintel.languages.parsers.base import ToolOutput
+from lintel.languages.parsers.jscommon import both_streams, clean_exit, find_json, json_documents, loose_int
 
 # --------------------------------------------------------------------------------------------------
 # eslint
