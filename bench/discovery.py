@@ -1,4 +1,4 @@
-"""Project discovery over a large monorepo (issue 12): `lintel.engine.discover.discover` against two baselines
+"""Project discovery over a large monorepo: `lintel.engine.discover.discover` against two baselines
 measured in
 the same run, a plain `os.walk` of the whole tree (no pruning) and `find` looking for the marker files.
 

@@ -3,7 +3,7 @@ and the server's startup cost against a bare pygls server. Every baseline is mea
 
     python bench/lint_on_save.py [--saves N] [--json FILE]
 
-Informational only (issue 3, item 8): not part of the test suite, nothing here asserts on time.
+Informational only: not part of the test suite, nothing here asserts on time.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Many findings (issue 13, 5): a generated project with N ruff findings through `lintel check --format json` and
+"""Many findings: a generated project with N ruff findings through `lintel check --format json` and
 through the server's `lintel.lint` command. Prints whether every finding was reported, the wall time and the peak
 RSS of lintel next to ruff's own run of the same project (the baseline, measured in the same run).
 

@@ -1,4 +1,4 @@
-"""Navigation through lintel against the same language server asked directly (issue 4, item 7): the same
+"""Navigation through lintel against the same language server asked directly: the same
 definition, hover and references requests, sent by the same minimal JSON-RPC client to both, measured side by side.
 
     python bench/navigation.py [--requests N] [--json FILE] [--servers pyright,gopls,tsserver] [--clients vscode,neovim]

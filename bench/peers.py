@@ -1,6 +1,6 @@
-"""lintel next to its peers in one interleaved run (issue 14): lint on save against the raw CLI, efm-langserver,
+"""lintel next to its peers in one interleaved run: lint on save against the raw CLI, efm-langserver,
 `ruff server`, eslint_d and vscode-eslint-language-server; start-up against a bare pygls server and the peers;
-the RSS of each after 30 saves. Prints the issue's tables and acceptance ratios (bench/README.md says what each
+the RSS of each after 30 saves. Prints the tables and acceptance ratios (bench/README.md says what each
 number is).
 
     bench/setup && python bench/peers.py [--saves N] [--js-saves N] [--starts N] [--only ...] [--json FILE]
@@ -57,7 +57,7 @@ RSS_AFTER_SAVES = 30
 # Formats one acceptance check (a TARGETS name, the measured value) and records it.
 Check = Callable[[str, float | None], str]
 
-# The issue's acceptance targets: (relation, bound, unit). Ratios of medians measured in the same run, and one
+# The acceptance targets: (relation, bound, unit). Ratios of medians measured in the same run, and one
 # difference of medians in milliseconds. "Ahead of eslint_d" is a ratio strictly below 1.
 TARGETS: dict[str, tuple[str, float, str]] = {
     "python.lintel/raw": ("≤", 0.5, ""),

@@ -1,4 +1,4 @@
-"""A bounded soak of `lintel serve` (issue 13): ten minutes of mixed load against one server, its memory, file
+"""A bounded soak of `lintel serve`: ten minutes of mixed load against one server, its memory, file
 descriptors and processes watched the whole time, and what it leaves behind checked at the end.
 
     python bench/soak.py [--minutes 10] [--json FILE] [--server fake|basedpyright]

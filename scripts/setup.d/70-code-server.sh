@@ -8,7 +8,7 @@
 #                 which downloads browsers these machines cannot reach)
 #   bin/code-server  a wrapper that runs code-server on Node 24 (scripts/toolpath puts bin/ on PATH)
 # Debian's chromium, libkrb5-dev, build-essential and pkg-config are apt-installed when missing (as root only;
-# otherwise it names them). Quiet when everything is current; ~2.5 minutes and ~2 GB the first time.
+# otherwise it names them). Quiet when everything is current; a long download the first time.
 set -euo pipefail
 
 # Kept in step with tests/vscode/harness.py (its skip hints name the same versions).

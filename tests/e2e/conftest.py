@@ -87,7 +87,7 @@ def tool_env(cargo_target_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
     env["PATH"] = tool_path()
     env["CARGO_TARGET_DIR"] = str(cargo_target_dir)
-    # The fixtures' own tests need none of the dev venv's pytest plugins, which cost ~2 s per pytest run.
+    # The fixtures' own tests need none of the dev venv's pytest plugins, which would slow every pytest run.
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return env
 

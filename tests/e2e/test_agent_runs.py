@@ -1,4 +1,4 @@
-"""The agent's loop over LSP (issue 16, 1–2): lintel.runTests {tests} runs only the tests named, counted in the
+"""The agent's loop over LSP: lintel.runTests {tests} runs only the tests named, counted in the
 runner's own output; lintel.runFailingTests reruns exactly the last run's failures; lintel.runScript runs a
 package.json script through npm, pnpm and yarn; and each refuses what it cannot do with an error naming why."""
 

@@ -1,6 +1,6 @@
 """A file above editor.maxLintFileKb: not linted or format-checked on open, change or save, said once,
 while the server answers everything else; below the limit again, it is linted as before. (A 20 MB one-line file
-took ruff seconds and lintel ~120 MB of copies of its text: bench/huge_file.py.)"""
+took ruff seconds and lintel several copies of its text: bench/huge_file.py.)"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""lintel.coverage and lintel.testsCovering over LSP with the real tools (issue 16, item 3): per test for Python
+"""lintel.coverage and lintel.testsCovering over LSP with the real tools: per test for Python
 (coverage.py contexts) and Go (each test run alone), per test file for node's own runner."""
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""Save storms, configuration reloads, pull diagnostics, formatting and multi-root workspaces
-(issue 3, 10–14)."""
+"""Save storms, configuration reloads, pull diagnostics, formatting and multi-root workspaces."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The lifecycle's errors (issue 13, 2), over raw bytes against the real `lintel serve`: a request before
+"""The lifecycle's errors, over raw bytes against the real `lintel serve`: a request before
 `initialize` fails with ServerNotInitialized, one after `shutdown` with InvalidRequest, a message that is not
 JSON-RPC 2.0 with InvalidRequest — each answered, none left waiting."""
 

@@ -1,4 +1,4 @@
-"""Lint on open and on save, for the four languages, compared with each linter run by hand (issue 3, 1–2, 15)."""
+"""Lint on open and on save, for the four languages, compared with each linter run by hand."""
 
 from __future__ import annotations
 
@@ -206,8 +206,8 @@ async def test_columns_after_characters_str_splitlines_takes_for_line_breaks(sta
 async def test_a_file_opened_through_a_symlinked_folder_gets_its_real_files_findings(
     start: Start, baselines: Baselines, warm: bool
 ) -> None:
-    """`alias -> src` inside the workspace: the file's findings, published to the URI the editor opened (issue 26:
-    the tool named the file `alias/…`, lintel looked for `src/…`, and nothing was published)."""
+    """`alias -> src` inside the workspace: the file's findings, published to the URI the editor opened (the bug: the
+    tool named the file `alias/…`, lintel looked for `src/…`, and nothing was published)."""
     require_linter("python")
     pricing = "src/inventory/pricing.py"
     editor = await start("python", init_options={"editor": {"warmWorkers": warm}})

@@ -1,4 +1,4 @@
-"""`lintel mcp` driven by the official MCP SDK's client session over stdio (issue 16, 4): the tools answer what
+"""`lintel mcp` driven by the official MCP SDK's client session over stdio: the tools answer what
 the LSP commands answer on the same fixture, refuse what they refuse with the same messages, run nothing in an
 untrusted workspace, and kill a cancelled run's process group."""
 

@@ -1,4 +1,4 @@
-"""The server's commands in a monorepo (issue 12): `path` picks the nearest project above it; without it, several
+"""The server's commands in a monorepo: `path` picks the nearest project above it; without it, several
 projects are refused by name — through a real LSP client against `lintel serve` on services side by side."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Navigation through the real language servers behind lintel (issue 4, CONTRACT §6): definition across files,
+"""Navigation through the real language servers behind lintel (CONTRACT §6): definition across files,
 references, rename, hover for Python (basedpyright), TypeScript, Go and Rust; one connection for a polyglot
 workspace; positions on lines with é and 🍰 under VS Code's (UTF-16) and Neovim's (UTF-8 first) capabilities;
 a child killed mid-request; no child left after exit."""

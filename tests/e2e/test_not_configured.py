@@ -1,6 +1,6 @@
 """A check the project does not use, asked for by name: `lintel.typecheck` and MCP `run_typecheck`
 on mono-services/web (JavaScript, no TypeScript, no prettier) answer a `not_configured` result, `ok: true`, with the
-reason and nothing run — not an error, not a missing tool (docs/design.md, "Checks the project does not use")."""
+reason and nothing run — not an error, not a missing tool (docs/architecture.md, "Checks the project does not use")."""
 
 from __future__ import annotations
 

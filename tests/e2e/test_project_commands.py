@@ -1,4 +1,4 @@
-"""lintel.runTests and lintel.typecheck through executeCommand, compared with the CLI (issue 3, 3–5 and 7)."""
+"""lintel.runTests and lintel.typecheck through executeCommand, compared with the CLI."""
 
 from __future__ import annotations
 

@@ -298,7 +298,7 @@ BAD_FRAMES = [
 
 
 async def test_after_each_bad_frame_the_next_requests_are_answered(start: Start, fake_server: dict[str, Any]) -> None:
-    """Issue 13, 1: one bad frame used to wedge the connection; the requests after it got no answer."""
+    """One bad frame used to wedge the connection; the requests after it got no answer."""
     editor = await start("python", init_options=fake_server)
     client = editor.client
     assert isinstance(client, WatchingClient)

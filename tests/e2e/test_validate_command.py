@@ -1,4 +1,4 @@
-"""lintel.validate and run-on-save validators through a real LSP client (issue 5, server side)."""
+"""lintel.validate and run-on-save validators through a real LSP client (the server side)."""
 
 from __future__ import annotations
 

@@ -278,7 +278,7 @@ def the_ruff_server(root: Path) -> int:
 
 
 async def test_python_saves_publish_the_same_diagnostics_warm_and_cold(start: Start) -> None:
-    """Issue 14: ruff's warm worker publishes exactly what the ruff CLI run does (rule, range, message, data)."""
+    """ruff's warm worker publishes exactly what the ruff CLI run does (rule, range, message, data)."""
     require_linter("python")
     editor = await start("python", init_options=NO_FORMAT_CHECK)
     uri, _ = await open_and_wait(editor, PY_FILE)
@@ -405,7 +405,7 @@ def ruff_findings(diagnostics: Sequence[types.Diagnostic]) -> set[tuple[object, 
 
 
 async def test_a_save_takes_the_lint_its_change_started_only_for_that_text(start: Start, tmp_path: Path) -> None:
-    """Issue 14: the change's text goes to the worker at once and nothing is published for it; the save of that
+    """The change's text goes to the worker at once and nothing is published for it; the save of that
     text publishes its answer without asking again; a save of other content (written by something else) is
     linted itself. Each time, exactly the CLI's findings on the saved file."""
     require_linter("python")

@@ -1,4 +1,4 @@
-"""`lintel check` over monorepos (issue 12): every project under PATH, the nearest one above it, --project,
+"""`lintel check` over monorepos: every project under PATH, the nearest one above it, --project,
 --list-projects, --shard K/N with `lintel merge`, --changed-since — with the real ruff and go vet."""
 
 from __future__ import annotations

@@ -180,7 +180,7 @@ def test_rustups_proxy_without_the_component_is_reported_as_not_installed(tmp_pa
 
 @pytest.mark.parametrize("flag", ["--output", "--write-baseline"])
 def test_a_report_file_that_cannot_be_written_is_a_usage_error_before_anything_runs(tmp_path: Path, flag: str) -> None:
-    """Issue 13, 6: a folder, or a file in a missing folder, was a traceback and exit 1 (read as findings)."""
+    """A folder, or a file in a missing folder, was a traceback and exit 1 (read as findings)."""
     (tmp_path / "ws").mkdir()
     root = project(tmp_path / "ws", "pyproject.toml")
     for target, problem in [
@@ -195,7 +195,7 @@ def test_a_report_file_that_cannot_be_written_is_a_usage_error_before_anything_r
 
 
 def test_a_malformed_baseline_is_a_usage_error_naming_what_is_wrong(tmp_path: Path) -> None:
-    """Issue 13, 6: `{"version": 1}` and non-object issues were accepted as empty baselines."""
+    """`{"version": 1}` and non-object issues were accepted as empty baselines."""
     (tmp_path / "ws").mkdir()
     root = project(tmp_path / "ws", "pyproject.toml")
     for text, problem in [
@@ -212,8 +212,8 @@ def test_a_malformed_baseline_is_a_usage_error_naming_what_is_wrong(tmp_path: Pa
 
 
 def test_thousands_of_findings_are_all_reported_though_the_output_text_is_capped(tmp_path: Path) -> None:
-    """Issue 13, 5: past the 500 KiB stream cap (~700 ruff findings) ruff's JSON no longer parsed: exit 3, every
-    finding lost. 3,000 findings (~1.2 MB of JSON) must all be reported."""
+    """Past the 500 KiB stream cap (a few hundred ruff findings) ruff's JSON would no longer parse: exit 3, every
+    finding lost. 3,000 findings (over a megabyte of JSON) must all be reported."""
     require_tool("ruff")
     root = project(tmp_path, "pyproject.toml")
     for n in range(20):

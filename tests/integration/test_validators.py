@@ -1,4 +1,4 @@
-"""Validators (CONTRACT §7), through the real engine and real tools: issue 5's seed scenarios."""
+"""Validators (CONTRACT §7), through the real engine and real tools: the scenarios validators were specified with."""
 
 from __future__ import annotations
 

@@ -227,8 +227,8 @@ async def test_the_users_environment_is_kept_with_no_colour_variable_added(
 
 
 def test_what_lintel_adds_to_the_environment_is_the_table(tmp_path: Path) -> None:
-    """Every built-in check's defaults come from lintel.core.runenv.DEFAULTS (docs/design.md, Processes), and no check
-    sets a variable over the user's."""
+    """Every built-in check's defaults come from lintel.core.runenv.DEFAULTS (docs/architecture.md, Processes), and no
+    check sets a variable over the user's."""
     (tmp_path / "package.json").write_text(json.dumps({"name": "x", "scripts": {"lint": "eslint .", "test": "jest"}}))
     for spec in LANGUAGES:
         project = make_project(spec.name, root=tmp_path, markers=spec.markers[:1])

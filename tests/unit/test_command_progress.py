@@ -1,4 +1,4 @@
-"""Work-done progress of lintel's commands (issue 13, 3): nothing is kept per token once a run ends, so a
+"""Work-done progress of lintel's commands: nothing is kept per token once a run ends, so a
 thousand commands with tokens cost nothing afterwards, and a reused token starts afresh."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Project discovery (docs/design.md, Projects): nested roots, skipped folders, workspace members and the plan."""
+"""Project discovery (docs/architecture.md, Projects): nested roots, skipped folders, workspace members and the plan."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""LSP lines end only at \\n, \\r\\n and \\r (issue 13, 4): the characters str.splitlines also breaks at (\\x0b, \\x0c,
+"""LSP lines end only at \\n, \\r\\n and \\r: the characters str.splitlines also breaks at (\\x0b, \\x0c,
 \\x1c-\\x1e, \\x85, \\u2028, \\u2029) must shift neither lines, columns nor fingerprints."""
 
 from __future__ import annotations

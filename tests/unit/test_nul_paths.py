@@ -1,5 +1,5 @@
-"""A path or test name with a NUL byte from a client is said to be invalid, not "outside the workspace" (issue 26,
-6): no file can have that name, and the confinement check could only fail on it."""
+"""A path or test name with a NUL byte from a client is said to be invalid, not "outside the workspace": no file can
+have that name, and the confinement check could only fail on it."""
 
 from __future__ import annotations
 

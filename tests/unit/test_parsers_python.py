@@ -587,11 +587,11 @@ def test_paths_outside_the_root_stay_absolute() -> None:
     assert [i.file for i in result.issues] == ["/elsewhere/lib.py"]
 
 
-# -- many findings (issue 13, 5) ------------------------------------------------------------------------------------
+# -- many findings --------------------------------------------------------------------------------------------------
 
 
 def test_ruff_json_is_read_one_finding_at_a_time_and_all_are_kept() -> None:
-    """Issue 13, 5: 100,000 findings (~41 MB of JSON) are all reported; the array is decoded element by element,
+    """100,000 findings (tens of MB of JSON) are all reported; the array is decoded element by element,
     so a cut-short report is not mistaken for findings."""
     item = (
         '{{"code": "F821", "message": "Undefined name `u{n}`", "filename": "/w/m.py", '

@@ -1,5 +1,6 @@
 """Checks the project does not use are `not_configured`, and the project's own targets are followed
-(docs/design.md, "Checks the project does not use"): the rules read from files, and the status through every report."""
+(docs/architecture.md, "Checks the project does not use"): the rules read from files, and the status through every
+report."""
 
 from __future__ import annotations
 

@@ -495,7 +495,7 @@ async def test_a_child_that_dies_at_start_with_a_backtrace_is_named_by_its_error
 
 
 async def test_a_stopped_child_is_freed(tmp_path: Path) -> None:
-    """bench/soak.py: with a child server killed every 30 s lintel's RSS grew ~0.8 MB a minute — pygls's
+    """bench/soak.py: with a child server killed every 30 s lintel's RSS grew steadily — pygls's
     `functools.lru_cache` on LanguageServerProtocol.get_message_type/get_result_type is shared by every instance
     and keys on `self`, so it held each dead child's protocol, and through it the ChildClient, its converter and
     the code cattrs generated for it."""

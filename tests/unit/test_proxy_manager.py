@@ -366,7 +366,7 @@ async def test_restarts_back_off_and_stop_after_the_limit(
         "It tries again in 2 seconds, at once when its settings change, or on the command lintel.restartServers"
         in message
     )
-    # Issue 13, 8: giving up was for the whole session; after the cool-down the next request tries again.
+    # Giving up does not last the whole session: after the cool-down the next request tries again.
     await clock.advance(1.99)
     assert await child_now(manager, "api/a.go") is None
     assert len(factory.made) == 4
@@ -382,7 +382,7 @@ async def test_restarts_back_off_and_stop_after_the_limit(
 async def test_restart_starts_every_child_again_with_its_documents_given_up_ones_too(
     manager: Manager, hooks: Hooks, factory: Factory, clock: ManualClock
 ) -> None:
-    """Issue 13, 8: `lintel.restartServers` — a server given up on comes back without waiting for the cool-down."""
+    """`lintel.restartServers` — a server given up on comes back without waiting for the cool-down."""
     manager.did_open(hooks.open("api/a.go", "package api"))
     manager.did_open(hooks.open("web/b.ts"))
     go = await manager.child_for(uri("api/a.go"))
@@ -562,7 +562,7 @@ async def test_a_slot_that_gave_up_tries_again_once_its_command_changes(
 async def test_a_document_above_the_size_limit_is_not_sent_and_the_user_is_told_once(
     manager: Manager, hooks: Hooks, factory: Factory
 ) -> None:
-    """Issue 13, 8: a 20 MB file sent to a child made hover on another file take 20 s."""
+    """A huge file sent to a child would hold up hover on every other file."""
     hooks.limit = 1024
     manager.did_open(hooks.open("api/small.go", "package api\n"))
     child = await manager.child_for(uri("api/small.go"))

@@ -113,7 +113,7 @@ def test_the_converter_structures_a_notification_s_params_as_pygls_does() -> Non
 def test_expected_request_errors_are_one_info_line_and_faults_keep_their_traceback(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Issue 13, 8: every error answered to executeCommand was logged as a traceback at ERROR."""
+    """Every error answered to executeCommand was logged as a traceback at ERROR."""
     # The filter sits where pygls really reports a handler's error.
     assert "logger.exception('Exception occurred for message" in inspect.getsource(json_rpc)
     quiet_expected_errors()
@@ -133,7 +133,7 @@ def test_expected_request_errors_are_one_info_line_and_faults_keep_their_traceba
 
 
 def test_pygls_s_traceback_for_an_unreadable_message_is_dropped(caplog: pytest.LogCaptureFixture) -> None:
-    """pygls logged cattrs's whole exception tree for each malformed message (3.3 MB for 2,000);
+    """pygls logged cattrs's whole exception tree for each malformed message;
     lintel logs each in one line where it reads it."""
     assert '"Unable to deserialize message' in inspect.getsource(json_rpc.JsonRPCProtocol.structure_message)
     quiet_expected_errors()
@@ -150,7 +150,7 @@ async def settle() -> None:
 
 
 async def test_pygls_keeps_every_finished_notification_handler_and_the_sweep_drops_them() -> None:
-    """bench/soak.py: lintel's RSS grew ~2 MB a minute under save storms — pygls files each notification's handler
+    """bench/soak.py: lintel's RSS grew steadily under save storms — pygls files each notification's handler
     in `_request_futures` and never removes it."""
     server, _ = serving()
 

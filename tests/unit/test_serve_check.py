@@ -1,5 +1,5 @@
-"""`lintel serve --check`: the VS Code extension's probe of a lintel before it starts it (docs/design.md, The VS Code
-extension). `--version` alone passed an install whose server could not import its dependencies."""
+"""`lintel serve --check`: the VS Code extension's probe of a lintel before it starts it (docs/editors.md, Which lintel
+runs). `--version` alone passed an install whose server could not import its dependencies."""
 
 from __future__ import annotations
 

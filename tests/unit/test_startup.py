@@ -1,4 +1,4 @@
-"""A fast start (docs/design.md): `lintel serve` answers `initialize` before it imports the engine, and the
+"""A fast start (docs/architecture.md): `lintel serve` answers `initialize` before it imports the engine, and the
 features that load after the answer have the capabilities that answer advertised. Nothing here is timed: the
 timings are bench/lint_on_save.py's (`--only startup`); these tests guard what makes them.
 """
@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 # What `initialize` must not wait for: the configuration models, the engine, the report writers, the child
 # servers' client, the document features, the languages, the orphan watchdog (a process spawned beside lintel),
-# and importlib.metadata (~30 ms for a version string).
+# and importlib.metadata (costly for a version string).
 HEAVY = (
     "lintel.runtime.orphans",
     "pydantic",

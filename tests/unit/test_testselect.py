@@ -1,6 +1,6 @@
 """lintel.runTests {tests} and lintel.runFailingTests without running anything: test identities (names, files,
 `file:line`, TestFailure objects) translated into each runner's filters, on copies of the fixtures; identities
-that match nothing are errors (docs/design.md, Running a subset of tests)."""
+that match nothing are errors (docs/agents.md, Running a subset of tests)."""
 
 from __future__ import annotations
 

@@ -233,7 +233,7 @@ BODY = b'{"jsonrpc":"2.0","id":"bad","method":"x"}'
 )
 @pytest.mark.parametrize("split", [None, 3, 17])
 async def test_one_bad_frame_does_not_wedge_the_connection(bad: bytes, split: int | None) -> None:
-    """Issue 13, 1: after any of these frames the next 8 valid requests went unanswered (their bytes were glued
+    """After any of these frames the next 8 valid requests went unanswered (their bytes were glued
     onto the bad frame's leftovers). Every valid message after it is read, however the bytes arrive."""
     stream = bad + b"".join(frame(body) for body in GOOD)
     chunks = [stream] if split is None else [stream[i : i + split] for i in range(0, len(stream), split)]

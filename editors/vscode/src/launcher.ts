@@ -10,8 +10,8 @@
  *
  * In a remote window (code-server's are remote) VS Code reads machine settings, as `lintel.server.*` are, from the
  * Remote and workspace settings only: a value in the User settings is there at activation and gone a second later,
- * with no event naming it (docs/design.md). So the launcher compares values and never trusts an event's keys: any
- * configuration event, and a reading every second for the first minute (LATE_SETTINGS), checks the
+ * with no event naming it (docs/editors.md, Which lintel runs). So the launcher compares values and never trusts an
+ * event's keys: any configuration event, and a reading every second for the first minute (LATE_SETTINGS), checks the
  * `lintel.server.*` values against those the last search used; a difference that holds for settleMs starts over.
  */
 import * as vscode from 'vscode';

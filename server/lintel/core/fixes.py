@@ -1,4 +1,4 @@
-"""The fix records an Issue may carry (docs/design.md, Records → Fixes), and the text arithmetic that applies them.
+"""The fix records an Issue may carry (docs/fixes.md, The record), and the text arithmetic that applies them.
 
 A fix is the tool's own: parsers copy it from the tool's machine output (ruff's `fix`, eslint's `fix` and
 `suggestions`, rustc's suggested replacements, golangci-lint's `SuggestedFixes`, shellcheck's `replacements`) and

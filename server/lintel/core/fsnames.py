@@ -1,4 +1,4 @@
-"""File names that are not UTF-8, kept exact (docs/design.md, Records).
+"""File names that are not UTF-8, kept exact (docs/architecture.md, Records).
 
 lintel holds a name as `os.fsdecode` gives it: the bytes that are not UTF-8 become lone surrogates
 (surrogateescape), so `os.fsencode` gives the name back. Tools are less careful: ruff (Rust's `to_string_lossy`)

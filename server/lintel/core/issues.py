@@ -1,4 +1,4 @@
-"""The Issue record every tool's output is turned into (docs/design.md, Records), and the TestFailure record.
+"""The Issue record every tool's output is turned into (docs/architecture.md, Records), and the TestFailure record.
 
 Parsers build issues with `make_issue`; `finalize_issues` later fills the edit-stable fingerprint from the
 source text, the only step that reads files.
@@ -69,7 +69,7 @@ class Issue:
     url: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The wire shape of docs/design.md, Records: camelCase keys, absent optionals left out."""
+        """The wire shape of docs/architecture.md, Records: camelCase keys, absent optionals left out."""
         out: dict[str, Any] = {
             "kind": self.kind,
             "signature": self.signature,

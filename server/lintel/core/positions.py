@@ -21,14 +21,14 @@ _CHUNK = 4096  # characters compared at a time when looking for the first differ
 
 def split_lines(text: str) -> list[str]:
     """`text`'s lines as LSP and the tools number them, without their ends (a final end starts an empty line)."""
-    if "\r" not in text:  # the common case, ~8x faster than the regex (every save splits the file's text)
+    if "\r" not in text:  # the common case, much faster than the regex (every save splits the file's text)
         return text.split("\n")
     return _EOL.split(text)
 
 
 # The texts lines_of split last, with their lines, newest first. A save splits one text three times over
-# (the worker's columns, the fingerprints, the diagnostics' columns: the buffer, the file on disk), each a
-# ~60 us split of a 60 KB file; equal texts share one. Texts over LINES_MEMO_MAX_CHARS are split each time.
+# (the worker's columns, the fingerprints, the diagnostics' columns: the buffer, the file on disk), each a split of the
+# whole file; equal texts share one. Texts over LINES_MEMO_MAX_CHARS are split each time.
 _LINES_MEMO: list[tuple[str, list[str]]] = []
 LINES_MEMO_SIZE = 2
 LINES_MEMO_MAX_CHARS = 2_000_000

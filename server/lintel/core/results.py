@@ -19,7 +19,8 @@ Status = Literal["clean", "passed", "findings", "not_checked", "not_configured"]
 
 @dataclass
 class RunResult:
-    """One check's outcome: docs/design.md RunResult plus the status/reason of the `check` JSON runs."""
+    """One check's outcome: the RunResult of docs/architecture.md, Records, plus the status/reason of the `check` JSON
+    runs."""
 
     language: str | None  # None for a validator, which belongs to no language
     check: str  # a CheckName, or "validators"
@@ -33,7 +34,7 @@ class RunResult:
     duration_ms: int = 0
     truncated: bool = False
     # The bulky fields are left out of repr: asyncio formats a finished task's result in places (CPython 3.11's
-    # asyncio.run restoring SIGINT did, for 100,000 findings: a transient 180 MB string).
+    # asyncio.run restoring SIGINT did, for a large report: a transient string of all of it).
     output: str = field(default="", repr=False)
     issues: list[Issue] = field(default_factory=list, repr=False)
     failures: list[TestFailure] = field(default_factory=list, repr=False)

@@ -1,5 +1,5 @@
 """The environment of every tool, test and script lintel runs: the user's, with only the defaults below added
-(docs/design.md, Processes).
+(docs/architecture.md, Processes).
 
 No colour variable is added anywhere: a test run or a package.json script runs the project's own code, and a
 CLI library's FORCE_COLOR tests or an app printing through `rich` must see what the user's shell gives them

@@ -1,5 +1,6 @@
 """What the agent-facing commands do, without a protocol: their arguments, the project they act on (path
-confinement, the polyglot and multi-project rules), trust, the run and its RunResult (docs/design.md, Commands).
+confinement, the polyglot and multi-project rules), trust, the run and its RunResult (docs/architecture.md, Commands and
+MCP tools).
 
 The command table (lintel.engine.commandtable) builds each command from these; the LSP commands and the MCP tools
 are both made from that table, so both give the same results and the same error messages."""
@@ -222,8 +223,8 @@ def require_check(command: str, project: Project, check: CheckName) -> None:
 
 
 def must_have_run(result: RunResult, check: str) -> RunResult:
-    """A tool that is missing or could not start is an error the user must act on, not a result
-    (docs/design.md); one that ran and failed is a result."""
+    """A tool that is missing or could not start is an error the user must act on, not a result (docs/architecture.md,
+    Commands and MCP tools); one that ran and failed is a result."""
     if result.status == "not_checked" and result.exit_code is None and not result.timed_out:
         raise failed(result.reason or f"{check}: could not run")
     return result

@@ -50,7 +50,7 @@ _REASON_CHARS = 600
 
 
 def compose_output(stdout: str, stderr: str, exit_code: int | None, timed_out: bool, timeout: float) -> str:
-    """docs/design.md: stdout, `--- stderr ---` + stderr, `timed out after Ns`, and `exit: N` last."""
+    """docs/architecture.md, Records: stdout, `--- stderr ---` + stderr, `timed out after Ns`, and `exit: N` last."""
     parts = [stdout.rstrip("\n")] if stdout else []
     if stderr.strip():
         parts.append("--- stderr ---")
@@ -170,7 +170,7 @@ def plan_spec(project: Project, spec: ToolSpec, config: LintelConfig, workspace:
 
     lintel's own `npx --no-install <tool> …` runs the project's tool directly when it is installed (its
     node_modules/.bin, or one above it where workspaces hoist it; or the user's `binaries` setting for it): the
-    file npx would run, without npx's own Node start (~270 ms a run, issue 14). npx stays the command only when
+    file npx would run, without npx's own Node start on every run. npx stays the command only when
     the tool is not there, and that run is reported not found before anything starts."""
     settings = config.languages.get(project.language)
 
@@ -255,8 +255,8 @@ async def run_file_check(  # noqa: PLR0913 - keyword options of one call, passed
     on_start: Callable[[int], None] | None = None,
     require_stdin: bool = False,
 ) -> RunResult | None:
-    """`check` scoped to one file (docs/design.md): on the file where the tool allows it, else on its package,
-    crate or project keeping only that file's findings. With `text`, the unsaved content goes on stdin
+    """`check` scoped to one file (docs/editors.md, What the server does): on the file where the tool allows it, else on
+    its package, crate or project keeping only that file's findings. With `text`, the unsaved content goes on stdin
     when the tool reads stdin; with `require_stdin` a tool that cannot read it is not run (None), nor is a
     check the project's language has no command for, nor one whose tool the project does not use."""
     if check not in project.spec.checks:
@@ -344,8 +344,8 @@ async def run_planned(
     )
     # The user's environment as it is, with the spec's defaults where it has none (lintel.core.runenv).
     run_env = run_environment(spec.env_defaults, spec.env, env)
-    # A scratch directory only for tools that write a report file (pytest's junit XML): making one costs
-    # ~0.3 ms, measurable on every lint-on-save.
+    # A scratch directory only for tools that write a report file (pytest's junit XML): making one costs time measurable
+    # on every lint-on-save.
     wants_report = REPORT_PLACEHOLDER in argv
     with tempfile.TemporaryDirectory(prefix="lintel-") if wants_report else contextlib.nullcontext("") as scratch:
         report_path = Path(scratch) / "report"

@@ -1,4 +1,5 @@
-"""Typed configuration (docs/design.md): defaults < `[tool.lintel]` in pyproject.toml < lintel.toml < client settings.
+"""Typed configuration (docs/configuration.md): defaults < `[tool.lintel]` in pyproject.toml < lintel.toml < client
+settings.
 
 Snake_case in Python, camelCase on the wire. A bad value is reported with its dotted path and that one value
 falls back to its default; the rest of the configuration still applies.
@@ -29,7 +30,7 @@ MAX_TIMEOUT = 1800.0
 
 
 def clamp_timeout(seconds: float) -> float:
-    """docs/design.md: a given timeout is clamped to 1–1800 s."""
+    """docs/configuration.md, timeouts: a given timeout is clamped to 1–1800 s."""
     return max(MIN_TIMEOUT, min(MAX_TIMEOUT, float(seconds)))
 
 
@@ -161,18 +162,18 @@ class EditorSettings(_Model):
     forward_server_diagnostics: bool = True
     # A forwarded server's Hint-level diagnostics ("`x` is not accessed", tsserver's 7044 suggestions): off, they
     # crowd diagnostic lists with what lintel's linters say at their own level; on, editors that draw tags grey out
-    # the unused code they mark (docs/design.md, "Child diagnostics").
+    # the unused code they mark (docs/architecture.md, "Errors users see").
     forward_server_hints: bool = False
     # A forwarded server's diagnostic for a problem lintel's own tools report at the same place is left out.
     dedupe_server_diagnostics: bool = True
-    # Files above this size (KiB) are not sent to language servers: one 20 MB file slowed every other file's
-    # hover for seconds. 0: no limit.
+    # Files above this size (KiB) are not sent to language servers: one huge file held up every other file's hover. 0:
+    # no limit.
     max_forwarded_file_kb: int = Field(4096, ge=0, le=1_048_576)
     # Files above this size (KiB) are not linted or format-checked on open, change or save: a huge generated file
     # costs the tool seconds and lintel several copies of its text, for findings no one reads. 0: no limit.
     max_lint_file_kb: int = Field(4096, ge=0, le=1_048_576)
     # Lint through a warm worker per (tool, project root) where the tool has one (eslint): the CLI's findings
-    # without starting the tool on every save; any failure falls back to the CLI (docs/design.md, "Warm workers").
+    # without starting the tool on every save; any failure falls back to the CLI (docs/architecture.md, "Warm workers").
     warm_workers: bool = True
     # A warm worker unused this many seconds is stopped (started again by the next lint).
     worker_idle_seconds: int = Field(300, ge=1, le=86_400)
@@ -185,12 +186,13 @@ class ProjectSettings(_Model):
     exclude: list[str] = Field(default_factory=list)
     # Check the projects inside example folders (`examples/`, `_examples/`, `demo/`, … below the checked folder)
     # that no workspace declares as members: off by default, as the projects' own CI leaves them out
-    # (docs/design.md, "Projects: discovery").
+    # (docs/architecture.md, "Projects: discovery").
     examples: bool = False
 
 
 class ValidatorConfig(_Model):
-    """A user-defined check (docs/design.md): a shell command run in the workspace root, read by a named parser."""
+    """A user-defined check (docs/configuration.md, Validators): a shell command run in the workspace root, read by a
+    named parser."""
 
     id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:-]+$")
     run: str = Field(min_length=1)

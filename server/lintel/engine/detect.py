@@ -1,4 +1,5 @@
-"""Which projects a workspace holds, from its marker files (docs/design.md, Detection). Pure apart from stat/reads.
+"""Which projects a workspace holds, from its marker files (docs/architecture.md, Detection). Pure apart from
+stat/reads.
 
 Which markers mean which language is the registry's (`lintel.languages`); the built-in one is the default,
 and a workspace's configuration may add languages (`lintel.engine.registry.registry_for`).

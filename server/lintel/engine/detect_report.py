@@ -1,5 +1,5 @@
 """What `lintel detect --json` and the `lintel.detect` command show: the projects under a folder, the command each
-check would run with its binaries resolved, and the languages lintel knows there (docs/design.md, Detection).
+check would run with its binaries resolved, and the languages lintel knows there (docs/architecture.md, Detection).
 
 A typed report (DetectReport); its JSON (`to_json`) is the document editors and agents read, key for key."""
 

@@ -1,4 +1,4 @@
-"""Project discovery (docs/design.md, Projects): the projects a folder holds, and the nearest one above a path.
+"""Project discovery (docs/architecture.md, Projects): the projects a folder holds, and the nearest one above a path.
 
 Detection (`lintel.detect`) answers "which languages are rooted in this folder"; discovery answers "which
 projects live under it": the folder's own markers, nested project roots below it, and the members workspace files

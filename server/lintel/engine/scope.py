@@ -1,5 +1,5 @@
 """Which of a workspace's projects one `lintel check` covers: `--project GLOB`, `--changed-since REF`, `--shard K/N`
-(docs/design.md, Projects). Each narrows a Discovery; a workspace and its members always stay together, so a
+(docs/architecture.md, Projects). Each narrows a Discovery; a workspace and its members always stay together, so a
 member never loses the run its root makes for it.
 """
 

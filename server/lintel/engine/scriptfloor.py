@@ -1,4 +1,4 @@
-"""A package.json script's exit code is the floor of its verdict (docs/design.md, Detection): a script that
+"""A package.json script's exit code is the floor of its verdict (docs/architecture.md, Detection): a script that
 exits non-zero is never clean or passed and never leaves `lintel check` at exit 0, whatever lintel understood of
 its output. A CI gate that is red in the project's own CI is red in lintel.
 

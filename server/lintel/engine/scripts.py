@@ -1,5 +1,5 @@
 """lintel.runScript without the protocol: one `package.json` script run with the project's package manager (the
-lock file's, as detection picks it), its output as a RunResult (docs/design.md, Running a script).
+lock file's, as detection picks it), its output as a RunResult (docs/agents.md, Running scripts).
 
 The script runs as written, with the caller's arguments after it (`npm run --silent build -- --watch=false`;
 pnpm, yarn and bun forward them without `--`), each reaching the script as given or refused: a script named like

@@ -1,5 +1,5 @@
 """lintel.runTests {tests} and lintel.runFailingTests without the protocol: a project's tests narrowed to the
-identities asked for, or to the failures of its last run, run as the test check runs (docs/design.md, Running a
+identities asked for, or to the failures of its last run, run as the test check runs (docs/agents.md, Running a
 subset of tests). The LSP commands and `lintel mcp` call these; errors are `lintel.core.errors` exceptions whose
 message is what the user sees.
 """

@@ -1,5 +1,5 @@
-"""User-defined validators (docs/design.md): a shell command in the workspace root, read by any named parser,
-run through the same runner (process group, timeout, capped output) as every other tool."""
+"""User-defined validators (docs/configuration.md, Validators): a shell command in the workspace root, read by any named
+parser, run through the same runner (process group, timeout, capped output) as every other tool."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class ValidateResult:
     command: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        """docs/design.md: `{id, ok, rawOutput, issues, durationMs}` (plus exitCode and timedOut)."""
+        """docs/configuration.md, Validators: `{id, ok, rawOutput, issues, durationMs}` (plus exitCode and timedOut)."""
         return {
             "id": self.id,
             "ok": self.ok,

@@ -1,9 +1,9 @@
 """Command line entry points: `lintel check`, `lintel detect`, `lintel merge`, `lintel serve`, `lintel mcp`
-(docs/design.md).
+(docs/cli.md).
 
 Thin, and light: it parses the arguments and imports only what the command needs — the engine for `check` and
 `detect` (lintel.frontends.headless), the server for `serve`, the MCP SDK for `mcp` alone — so an editor starting
-`lintel serve` pays for no engine import before `initialize` is answered (docs/design.md, A fast start)."""
+`lintel serve` pays for no engine import before `initialize` is answered (docs/architecture.md, A fast start)."""
 
 from __future__ import annotations
 
@@ -188,8 +188,8 @@ _SERVER_MODULES = ("pygls", "lsprotocol", "cattrs", "attrs", "pydantic", "pydant
 
 def cmd_serve_check() -> int:
     """The VS Code extension's probe of a lintel before it starts it: `--version` alone passes an install missing its
-    dependencies (it imports none), which then dies in `serve`. find_spec costs ~1 ms a module, an import of the
-    server ~0.5 s."""
+    dependencies (it imports none), which then dies in `serve`. find_spec is cheap, where an import of the server is
+    not."""
     missing = [name for name in _SERVER_MODULES if importlib.util.find_spec(name) is None]
     if sys.version_info < (3, 11) and importlib.util.find_spec("tomli") is None:
         missing.append("tomli")
@@ -232,7 +232,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     def guard() -> None:
         # Started with the features, which start every process the server runs: not before `initialize` is
-        # answered (spawning the watchdog costs ~10 ms and a Python start beside lintel's own).
+        # answered (spawning the watchdog costs a fork and a Python start beside lintel's own).
         watchdog = _watchdog()
         if watchdog is not None:
             watchdogs.append(watchdog)

@@ -1,4 +1,4 @@
-"""`lintel check` and `lintel detect`: the engine run headless, for CI, agents and people (docs/design.md).
+"""`lintel check` and `lintel detect`: the engine run headless, for CI, agents and people (docs/cli.md).
 
 Loaded by the command line only for these commands: `lintel serve` never imports it (cli.py)."""
 

@@ -1,5 +1,5 @@
 """`lintel merge`: one report from the partial ones CI shards wrote (lintel JSON reports and SARIF logs, mixed),
-rendered and judged like `lintel check`'s own (docs/design.md, Merging reports)."""
+rendered and judged like `lintel check`'s own (docs/cli.md, Shards and `lintel merge`)."""
 
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ SKIPPED_DIRS = frozenset(
 )
 
 # Folders of example and demo projects: a project found below one is checked only when a workspace declares it a
-# member or `projects.examples` is on (docs/design.md, "Projects: discovery": the projects' own CI leaves
+# member or `projects.examples` is on (docs/architecture.md, "Projects: discovery": the projects' own CI leaves
 # standalone examples out). A `_` prefix also marks one: Go's tools skip `_`-prefixed folders (`_examples/`).
 EXAMPLE_DIRS = frozenset({"examples", "example", "demo", "demos", "samples", "sample"})
 
@@ -434,7 +434,7 @@ class LanguageSpec:
     # The workspace a project's root declares, if any (read on discovery, not on every detection).
     workspace: Callable[[Project], Workspace | None] = _no_workspace
     # Why the project does not use the tool of a check (no TypeScript: no tsc), or None when it does; such a check
-    # is `not_configured` (docs/design.md, "Checks the project does not use"). Read from its files, no process.
+    # is `not_configured` (docs/architecture.md, "Checks the project does not use"). Read from its files, no process.
     not_configured: Callable[[Project, CheckName], str | None] = _always_configured
     # Folders of a project whose nested projects of this language are its test data, not projects to check (a
     # Cargo.toml under a crate's `tests/` is a fixture its tests build: xshell's `tests/data/*`), unless a

@@ -181,8 +181,8 @@ def _own_dirs() -> list[Path]:
 
 
 def not_found_message(check: str, binary: str, install_hint: str, *, proxy_only: bool = False) -> str:
-    """docs/design.md: `<check>: <binary>: not found on PATH` plus how to install it; for a rustup proxy with no
-    component behind it, `<check>: <binary> is not installed (<hint>)`."""
+    """docs/architecture.md, Errors users see: `<check>: <binary>: not found on PATH` plus how to install it; for a
+    rustup proxy with no component behind it, `<check>: <binary> is not installed (<hint>)`."""
     if proxy_only:
         return f"{check}: {binary} is not installed ({install_hint or 'rustup component add ' + binary})"
     message = f"{check}: {binary}: not found on PATH"

@@ -1,5 +1,5 @@
 """What a project's own files say it runs: the folders a tool's configuration is looked for in, and the CI files
-that run a tool (docs/design.md, "Checks the project does not use")."""
+that run a tool (docs/architecture.md, "Checks the project does not use")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The workspace files of each ecosystem, read (docs/design.md, Projects): go.work's `use` paths, a Cargo
+"""The workspace files of each ecosystem, read (docs/architecture.md, Projects): go.work's `use` paths, a Cargo
 `[workspace]`, a uv `[tool.uv.workspace]`, pnpm-workspace.yaml's `packages` and package.json's `workspaces`.
 
 Each reader gives the member folders (expanded by `lintel.languages.members`) or the declared patterns; a file

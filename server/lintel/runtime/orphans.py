@@ -1,4 +1,5 @@
-"""Nothing lintel starts outlives it, even when lintel itself is killed with SIGKILL (docs/design.md, "Processes").
+"""Nothing lintel starts outlives it, even when lintel itself is killed with SIGKILL (docs/architecture.md,
+"Processes").
 
 lintel ends the process groups it starts on timeout, cancel, `exit` and stop signals; a SIGKILL leaves it no
 chance to. So every process it starts carries a cookie in its environment (`LINTEL_OWNERS`, the cookies of every

@@ -1,5 +1,5 @@
-"""The one async process runner (docs/design.md): argv lists, own process group, timeout and cancel kill
-the whole group, stdout/stderr capped while they are read, a typed result."""
+"""The one async process runner (docs/architecture.md, Processes): argv lists, own process group, timeout and cancel
+kill the whole group, stdout/stderr capped while they are read, a typed result."""
 
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ logger = logging.getLogger("lintel.process")
 
 STREAM_CAP_BYTES = 500 * 1024
 TRUNCATED_MARKER = "[TRUNCATED]"
-# What a check's parser may read of a stream: findings must be complete however many there are (100,000 ruff
-# findings are ~41 MB of JSON), while the text kept and shown (`output`) is capped at STREAM_CAP_BYTES.
+# What a check's parser may read of a stream: findings must be complete however many there are (a large project's ruff
+# findings run to tens of MB of JSON), while the text kept and shown (`output`) is capped at STREAM_CAP_BYTES.
 PARSE_CAP_BYTES = 64 * 1024 * 1024
 
 

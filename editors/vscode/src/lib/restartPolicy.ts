@@ -1,7 +1,7 @@
 /**
  * When vscode-languageclient may start the server again after its connection closed. A server that never got to
  * run is not restarted at all (its command was probed, so it failing is not going to change by retrying: that loop
- * logged "Client is not running and can't be stopped" again and again, issue 15); one that ran and crashed is
+ * logged "Client is not running and can't be stopped" again and again); one that ran and crashed is
  * restarted a few times, as vscode-languageclient's own default does, then left stopped.
  */
 

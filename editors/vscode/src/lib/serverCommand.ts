@@ -1,5 +1,5 @@
 /**
- * Finding the lintel that runs `lintel serve`, in the order a user expects (docs/design.md, "The VS Code extension"):
+ * Finding the lintel that runs `lintel serve`, in the order a user expects (docs/editors.md, "Which lintel runs"):
  * the `lintel.server.path` / `lintel.server.interpreter` settings, the workspace folder's `.venv` / `venv`, the
  * interpreter selected in the Python extension, `lintel` on PATH, `python3 -m lintel`, and last the lintel bundled in
  * the self-contained .vsix. Each candidate is probed with `serve --check` (its version, and whether the server's

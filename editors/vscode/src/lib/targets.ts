@@ -39,9 +39,9 @@ export interface ProjectRoot {
 }
 
 /**
- * The project root the server takes for `file` (docs/design.md: the nearest root above it with a project of the file's
- * own language, else the nearest with any), read off the `lintel.detect` of the folder holding it; undefined when no
- * project holds the file.
+ * The project root the server takes for `file` (docs/architecture.md, Detection: the nearest root above it with a
+ * project of the file's own language, else the nearest with any), read off the `lintel.detect` of the folder holding
+ * it; undefined when no project holds the file.
  */
 export function projectRootOf(
   detection: Detection,

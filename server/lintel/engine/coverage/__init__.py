@@ -1,5 +1,5 @@
 """Coverage: run a project's tests with coverage, keep the per-line index, and answer which tests run a line
-(docs/design.md, Coverage). The engine's entry points for the server, the CLI and `lintel mcp`."""
+(docs/architecture.md, Coverage). The engine's entry points for the server, the CLI and `lintel mcp`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The engine's side of a coverage run (docs/design.md, Coverage): the request, which is the `CoverageHost` each
+"""The engine's side of a coverage run (docs/architecture.md, Coverage): the request, which is the `CoverageHost` each
 language's coverage reader (`lintel.languages.<name>.coverage`) is given, its test runs planned like any check's."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`lintel.coverage` and `lintel.testsCovering` without pygls: a project in, a JSON-ready answer out. The server's
-commands and `lintel mcp` are thin wrappers around `coverage` and `tests_covering` (docs/design.md, Coverage)."""
+commands and `lintel mcp` are thin wrappers around `coverage` and `tests_covering` (docs/architecture.md, Coverage)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The warm eslint worker: `node eslint_worker.cjs <root>` (shipped with lintel) loads the project's own eslint
 once and lints each text through its API; its answer is what `eslint --format json-with-metadata` prints (fixes,
-suggestions and rule pages included), read by the same parser as the CLI's output (docs/design.md, "Warm
+suggestions and rule pages included), read by the same parser as the CLI's output (docs/architecture.md, "Warm
 workers"). It also gives a text as eslint's fix mode leaves it (`fix`), for the editor's fix-all."""
 
 from __future__ import annotations

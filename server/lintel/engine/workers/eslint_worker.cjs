@@ -1,4 +1,4 @@
-// lintel's warm eslint worker (docs/design.md, "Warm workers"): `node eslint_worker.cjs <project root>`.
+// lintel's warm eslint worker (docs/architecture.md, "Warm workers"): `node eslint_worker.cjs <project root>`.
 //
 // It loads the PROJECT's own eslint (resolved from <root>/package.json, never a copy of lintel's), creates one
 // ESLint instance with cwd <root>, as `eslint` run in <root> does, and lints texts through its API. The protocol

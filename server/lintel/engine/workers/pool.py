@@ -2,7 +2,7 @@
 when idle, restarted when the tool's configuration or installation changed, when it died or after a failure.
 A request the worker cannot answer comes back None and the caller runs the CLI; the failure is reported.
 The slots, starts, rests after failures and idle stops are lintel.runtime.supervisor's, on an injected clock.
-docs/design.md, "Warm workers"."""
+docs/architecture.md, "Warm workers"."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""ruff's warm worker (docs/design.md, Warm workers): `ruff server` as a child, given each document over LSP (opened,
-then changed by edits) and asked for its pull diagnostics, each read back into the Issue `ruff check
+"""ruff's warm worker (docs/architecture.md, Warm workers): `ruff server` as a child, given each document over LSP
+(opened, then changed by edits) and asked for its pull diagnostics, each read back into the Issue `ruff check
 --output-format=json` gives (lintel.languages.python.parsers).
 
 `ruff server` is ruff's supported warm path (its in-process check API is not public). lintel speaks LSP to it
@@ -74,10 +74,9 @@ INITIALIZATION_OPTIONS: Mapping[str, Any] = {
     }
 }
 
-# Client capabilities: pull diagnostics, so the server publishes none of its own (pushed, they would come
-# ~0.1 ms sooner, but never for a file the configuration excludes: the answer to a pull is an empty report). The
-# position encodings offered are added: Unicode scalar values first (the CLI's columns), UTF-16 (every server's)
-# as the fallback.
+# Client capabilities: pull diagnostics, so the server publishes none of its own (pushed, they would come a little
+# sooner, but never for a file the configuration excludes: the answer to a pull is an empty report). The position
+# encodings offered are added: Unicode scalar values first (the CLI's columns), UTF-16 (every server's) as the fallback.
 _CAPABILITIES: Mapping[str, Any] = {
     "textDocument": {
         "synchronization": {"dynamicRegistration": False},
@@ -351,7 +350,7 @@ class RuffWorker:
         """The content change that makes `old` (the server's copy) `new`: the edit between their common start and
         common end, where positions are counted in code points (UTF-32) and neither text has a CR (LSP lines
         also end at a lone CR, which str.count would not see); the whole text otherwise. A keystroke in a 60 KB
-        file sends a few bytes instead of 60 KB that lintel encodes and ruff decodes (~0.15 ms a save)."""
+        file sends a few bytes instead of 60 KB that lintel encodes and ruff decodes on every save."""
         if self.encoding != "utf-32" or "\r" in old or "\r" in new:
             return {"text": new}
         start, end_old, end_new = text_edit(old, new)

@@ -1,5 +1,5 @@
 """Lint one file through its tool's warm worker, where the CLI run it stands for is the tool's own built-in
-command on that file; the result is the RunResult run_file_check would give (docs/design.md, "Warm workers").
+command on that file; the result is the RunResult run_file_check would give (docs/architecture.md, "Warm workers").
 
 Three steps, so that the server can lint a buffer ahead of its save and finish on the save (server/documents.py):
 `warm_target` (may this file go to a worker, and with which program), `warm_issues` (the worker's answer for a

@@ -1,6 +1,6 @@
 """The one table of the LSP methods lintel serves (ROUTES): each method's registration options, how it is served, and
 the feature that binds its handler. Cheap to import: the `initialize` answer advertises it before the features,
-and the engine under them, load (docs/design.md, A fast start); wiring.py binds the handlers after that answer
+and the engine under them, load (docs/architecture.md, A fast start); wiring.py binds the handlers after that answer
 (dispatch.py serves them)."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ LAST_TEST_FAILURES = "lintel.lastTestFailures"
 DETECT = "lintel.detect"
 VALIDATE = "lintel.validate"
 RESTART_SERVERS = "lintel.restartServers"
-# The agent's loop (issue 16): a package.json script, the last run's failures again.
+# The agent's loop: a package.json script, the last run's failures again.
 RUN_SCRIPT = "lintel.runScript"
 RUN_FAILING_TESTS = "lintel.runFailingTests"
 COVERAGE = "lintel.coverage"

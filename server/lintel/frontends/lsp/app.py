@@ -70,7 +70,7 @@ class LintelProtocol(LanguageServerProtocol):
 
 class Features(Protocol):
     """The features wired after the `initialize` answer (wiring.py), so that answer waits for no import of the
-    engine they use (docs/design.md, A fast start)."""
+    engine they use (docs/architecture.md, A fast start)."""
 
     def load(self) -> None:
         """Import and wire them (binding their routes), and do what `initialize` asked."""
@@ -119,9 +119,9 @@ class LintelServer(LanguageServer):
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """stdio transport with stdin read on the event loop (pygls reads it through its thread pool, three
-        executor round trips per message: measured on the navigation benchmark, ~0.75 ms of added latency
-        and CPU per request) and stdout written once per loop turn (lintel.runtime.wire). Where stdin is not a
-        pipe, a thread reads it into the same reader."""
+        executor round trips per message: latency and CPU the navigation benchmark shows on every request) and stdout
+        written once per loop turn (lintel.runtime.wire). Where stdin is not a pipe, a thread reads it into the same
+        reader."""
         source = stdin or sys.stdin.buffer
         sink = stdout or sys.stdout.buffer
 

@@ -194,7 +194,8 @@ class Progress:
             self._ticker.cancel()
         elapsed = time.monotonic() - self.started_at
         self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=f"done in {elapsed:.1f}s"))
-        # pygls keeps a future per token forever (with the callback that holds this run's task): ~12 KB a command.
+        # pygls keeps a future per token forever (with the callback that holds this run's task): memory kept on every
+        # command.
         forget_progress(self.server, self.token)
 
 

@@ -4,7 +4,7 @@
 Linting ahead: with warm workers, a changed buffer goes to its tool's worker as the change arrives (one run per
 document at a time, the newest text next), and nothing is published; the save whose file on disk is that text
 takes the answer (finalized from the saved file, exactly as its own run), so that a save does not wait for a lint
-that could start before it (issue 14). A different text, configuration, or worker means the save lints itself."""
+that could start before it. A different text, configuration, or worker means the save lints itself."""
 
 from __future__ import annotations
 

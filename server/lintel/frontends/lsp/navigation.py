@@ -1,5 +1,5 @@
-"""Navigation through the real language servers (docs/design.md): definition, references, rename, hover… are
-relayed per file to the child server of the file's language and project root (lintel.frontends.relay), whose
+"""Navigation through the real language servers (docs/editors.md, Navigation): definition, references, rename, hover…
+are relayed per file to the child server of the file's language and project root (lintel.frontends.relay), whose
 diagnostics join lintel's store under `server:<language>`."""
 
 from __future__ import annotations
@@ -318,8 +318,7 @@ class EditorBridge:
 
 class RawJson:
     """A child's result on its way to the editor, serialised by json.dumps as it is: cattrs would otherwise
-    walk it (the JSON-RPC response's `result` is typed Any) — 29 ms against 5 ms for an 82 KB completion
-    list, see the closing note of issue 4."""
+    walk it (the JSON-RPC response's `result` is typed Any) — several times slower on a large completion list."""
 
     __slots__ = ("value",)
 

@@ -88,7 +88,7 @@ class ExpectedErrorsAsInfo(logging.Filter):
     are answers, not faults: one INFO line with the message. Anything else keeps its traceback.
 
     A message whose params pygls cannot read (`structure_message`) is logged by pygls with cattrs's whole
-    exception tree (`Unable to deserialize message`, ~1.5 KB); lintel logs each such message in one line where it
+    exception tree (`Unable to deserialize message`, a long record); lintel logs each such message in one line where it
     reads it (LintelServer._on_message), so pygls's record is dropped."""
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -113,10 +113,10 @@ class FinishedHandlers:
     """pygls keeps the future of every handler it runs in `_request_futures` (where `$/cancelRequest` finds it),
     but removes it only when it answers a request: the handler of a notification (filed under a fresh uuid) and
     each step of a built-in generator handler (didOpen, didChange, didSave and didClose run the user's handler as
-    a second step) stay forever, done — about 1.8 KB per document notification, ~2 MB a minute of lintel's RSS
-    under the save storms of bench/soak.py. `sweep` drops the finished ones once the table has doubled since the
-    last sweep (so it stays under twice the handlers in flight, at amortized O(1) a message), and the result types
-    of requests lintel sent that will never be structured: answered with an error, or abandoned (pygls #608)."""
+    a second step) stay forever, done — lintel's RSS grew with every document notification under the save storms of
+    bench/soak.py. `sweep` drops the finished ones once the table has doubled since the last sweep (so it stays under
+    twice the handlers in flight, at amortized O(1) a message), and the result types of requests lintel sent that will
+    never be structured: answered with an error, or abandoned (pygls #608)."""
 
     def __init__(self, protocol: JsonRPCProtocol) -> None:
         self._protocol = protocol

@@ -29,7 +29,7 @@ FOLDER_ANSWERS = 512
 
 
 # The session is made with the server, before `initialize` is answered; the engine (configuration models,
-# languages, detection) is imported by the folders, made after that answer (docs/design.md, A fast start).
+# languages, detection) is imported by the folders, made after that answer (docs/architecture.md, A fast start).
 
 
 def _default_config() -> LintelConfig:

@@ -1,4 +1,4 @@
-"""Diagnostics kept per (uri, channel) and merged at publish time (docs/design.md).
+"""Diagnostics kept per (uri, channel) and merged at publish time (docs/architecture.md, The language server).
 
 A channel is one producer: `lint`, `typecheck`, `test`, `format`, `validator:<id>` or `server:<language>`.
 A lint run replaces only the lint channel of the files it covered, so it never erases typecheck, test or

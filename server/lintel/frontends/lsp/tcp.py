@@ -1,4 +1,4 @@
-"""`lintel serve --tcp`: a listener only the user who started lintel can drive (docs/design.md, "Serving over TCP").
+"""`lintel serve --tcp`: a listener only the user who started lintel can drive (docs/editors.md, "Serving over TCP").
 
 A TCP port on this machine is open to every local user, and an LSP session can make lintel run programs (the
 workspace's configured commands, `initializationOptions` included). So a connection is nobody's until its first

@@ -2,7 +2,7 @@
 handlers bound in the server's route table (advertised.ROUTES, served by dispatch.py); the server knows none of
 them (esbonio's setup.py shape).
 
-In two steps (docs/design.md, A fast start): `create_server` makes the server, which answers `initialize` with the
+In two steps (docs/architecture.md, A fast start): `create_server` makes the server, which answers `initialize` with the
 capabilities of the route table; `wire` loads the features, and the engine under them, right after that answer,
 before the server handles any later message (app.py)."""
 

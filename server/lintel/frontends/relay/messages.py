@@ -1,4 +1,4 @@
-"""Which of a child server's window/showMessage notifications the user sees (docs/design.md, Child messages):
+"""Which of a child server's window/showMessage notifications the user sees (docs/architecture.md, Errors users see):
 pop-ups only for what the user can act on, at the child's own type; the rest goes to the log."""
 
 from __future__ import annotations

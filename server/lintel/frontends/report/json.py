@@ -1,4 +1,4 @@
-"""`check --format json`, version 1 (docs/design.md, README): projects with their markers and summary, each run
+"""`check --format json`, version 1 (docs/cli.md, JSON report): projects with their markers and summary, each run
 naming its project's root."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def render_json(report: CheckReport) -> str:
     if not report.issues:
         return f"{head}[]{tail}\n"
     # Issue by issue, as json.dumps(indent=2) would lay them out at this depth: one dump of the whole document
-    # goes through the pure-Python encoder, whose millions of small chunks took ~300 MB for 100,000 findings.
+    # goes through the pure-Python encoder, whose millions of small chunks fill memory on a large report.
     items = ",\n    ".join(
         json_text(json.dumps(issue.to_json(), indent=2, ensure_ascii=False)).replace("\n", "\n    ")
         for issue in report.issues

@@ -90,7 +90,7 @@ class CheckReport:
         return summarize(self.issues, self.runs)
 
     def exit_code(self, fail_level: Severity) -> int:
-        """docs/design.md: 1 findings at/above the fail level, else 3 if a check could not run, else 0."""
+        """docs/cli.md, Exit codes: 1 findings at/above the fail level, else 3 if a check could not run, else 0."""
         threshold = SEVERITY_RANK[fail_level]
         if any(SEVERITY_RANK[i.severity] >= threshold for i in self.counted()):
             return 1

@@ -1,4 +1,4 @@
-"""What a language's coverage run is given and gives back (docs/design.md, Coverage): the engine hands it a
+"""What a language's coverage run is given and gives back (docs/architecture.md, Coverage): the engine hands it a
 `CoverageHost` (its project, and the test run with coverage flags added); it answers a `Measurement`."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What a coverage run measured, per file and line, and who covered each line: the index `lintel.testsCovering`
-answers from (docs/design.md, Coverage). Pure data: no I/O, no processes."""
+answers from (docs/architecture.md, Coverage). Pure data: no I/O, no processes."""
 
 from __future__ import annotations
 

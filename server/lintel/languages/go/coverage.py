@@ -1,6 +1,6 @@
 """Go coverage: `go test -coverprofile` over the project's packages (granularity `package`), and, for one line,
 each test of that line's package run alone from one test binary built with `-cover` (granularity `test`;
-docs/design.md, Coverage). Only the toolchain is needed: coverage is part of `go test`."""
+docs/architecture.md, Coverage). Only the toolchain is needed: coverage is part of `go test`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Go: the commands behind each check (docs/design.md, Detection), what their exit codes mean, how to install them.
+"""Go: the commands behind each check (docs/architecture.md, Detection), what their exit codes mean, how to install
+them.
 
 Exit codes, measured with go 1.26.8 and golangci-lint v2.15.0:
 - golangci-lint: 0 clean, 1 issues (compile errors included, as `typecheck` issues), 3 failure (bad config,

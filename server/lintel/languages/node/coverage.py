@@ -1,4 +1,4 @@
-"""Node coverage from the project's `test` script (docs/design.md, Coverage):
+"""Node coverage from the project's `test` script (docs/architecture.md, Coverage):
 
 - `node --test`: node's own coverage (`--experimental-test-coverage`) as lcov beside the TAP lintel reads;
   for one line, each test file run alone (granularity `file`);

@@ -1,4 +1,4 @@
-"""Which of node's default tools a project uses, and what its own scripts format (docs/design.md, "Checks the
+"""Which of node's default tools a project uses, and what its own scripts format (docs/architecture.md, "Checks the
 project does not use"). Read from package.json and config files, never by running anything.
 
 eslint, tsc and prettier are the project's own dependencies (lintel runs them from node_modules): a project that

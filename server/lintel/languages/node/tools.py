@@ -1,5 +1,5 @@
-"""Node's checks (docs/design.md, Detection): the project's own package.json scripts through its package manager, else
-eslint, tsc and prettier written as `npx --no-install <tool>` (lintel never downloads a package), which
+"""Node's checks (docs/architecture.md, Detection): the project's own package.json scripts through its package manager,
+else eslint, tsc and prettier written as `npx --no-install <tool>` (lintel never downloads a package), which
 `checks.plan_spec` runs as the project's node_modules/.bin file directly when it is installed.
 
 A script is run as the project wrote it. Only when it is a bare call of a tool lintel knows (`eslint .`,

@@ -1,4 +1,4 @@
-"""Parsers by name: the names users give validators (docs/design.md) and toolchains refer to.
+"""Parsers by name: the names users give validators (docs/configuration.md) and toolchains refer to.
 
 Each built-in language declares its own (`LanguageSpec.parsers`, in its folder); the parsers that belong to no
 language (shellcheck, a validator's; `custom`, the fallback) are declared here.
@@ -60,7 +60,8 @@ def parser_names() -> list[str]:
 
 
 def get_parser(name: str | None) -> Parser:
-    """The parser registered under `name`; unknown or absent names fall back to `custom` (docs/design.md)."""
+    """The parser registered under `name`; unknown or absent names fall back to `custom` (docs/configuration.md,
+    Validators)."""
     key = (name or "custom").strip().lower()
     key = ALIASES.get(key, key)
     family = _names().get(key)

@@ -1,5 +1,5 @@
 """Python coverage: pytest with pytest-cov's per-test dynamic contexts, read back with `coverage json
---show-contexts` — granularity `test` (docs/design.md, Coverage).
+--show-contexts` — granularity `test` (docs/architecture.md, Coverage).
 
 Both tools come from the project's environment (the `coverage` script beside the `pytest` that runs, else the
 usual chain); lintel installs nothing. The data file goes to a scratch folder (COVERAGE_FILE), so the project

@@ -1,4 +1,4 @@
-"""Which Python type checkers and formatters a project uses (docs/design.md, "Checks the project does not use"):
+"""Which Python type checkers and formatters a project uses (docs/architecture.md, "Checks the project does not use"):
 read from its files and its own environment, never from lintel's (a mypy on lintel's PATH says nothing about the
 project).
 """

@@ -1,7 +1,7 @@
 """Parsers for Python's lint, format and type checkers: ruff (lint JSON, format diffs), mypy (text), pyright (JSON).
 pytest's reports are read by `pytests`.
 
-Positions follow docs/design.md, Records: 1-based lines and columns; end columns are 1-based and exclusive (ruff's
+Positions follow docs/architecture.md, Records: 1-based lines and columns; end columns are 1-based and exclusive (ruff's
 convention), so mypy's inclusive ends and pyright's 0-based ranges are converted here.
 """
 

@@ -1,6 +1,6 @@
 """pytest's reports: the junit XML (`--junitxml`) and, when no report was written, the terminal summary.
 
-Positions follow docs/design.md, Records: 1-based lines; a failure sits at the failing line of the test.
+Positions follow docs/architecture.md, Records: 1-based lines; a failure sits at the failing line of the test.
 """
 
 from __future__ import annotations

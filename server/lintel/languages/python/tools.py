@@ -1,4 +1,4 @@
-"""Python's checks (docs/design.md, Detection): ruff for lint and format, the configured type checker, pytest.
+"""Python's checks (docs/architecture.md, Detection): ruff for lint and format, the configured type checker, pytest.
 
 Everything here is data except `typechecker`, which reads the project's config files (no process runs)
 to tell a mypy project from a pyright one.

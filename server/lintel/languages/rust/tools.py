@@ -1,4 +1,5 @@
-"""Rust: the cargo commands behind each check (docs/design.md), what their exit codes mean, how to install them.
+"""Rust: the cargo commands behind each check (docs/cli.md, Which checks), what their exit codes mean, how to install
+them.
 
 cargo exits 101 for "something failed" whatever it was (a compile error, a failed test, a broken manifest), so
 101 is a finding code and the parsers decide: they recognise the run only when they found what failed.

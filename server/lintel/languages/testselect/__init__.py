@@ -1,5 +1,5 @@
 """Running a subset of a project's tests: each built-in language's runner turns test identities into its own
-filters (docs/design.md, Running a subset of tests), declared as its LanguageSpec's `tests`
+filters (docs/agents.md, Running a subset of tests), declared as its LanguageSpec's `tests`
 (`lintel.languages.<name>.testselect`). A language without one (a declared one) cannot run a subset."""
 
 from __future__ import annotations

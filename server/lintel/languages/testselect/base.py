@@ -1,4 +1,4 @@
-"""Test identities and what a subset of tests runs as (docs/design.md, Running a subset of tests).
+"""Test identities and what a subset of tests runs as (docs/agents.md, Running a subset of tests).
 
 An identity is what an agent names a test by: the `name` a TestFailure carries, a test file, or `file:line`.
 Each runner's module (`testselect.python`, `go`, `rust`, `node`) turns identities into the runner's own
