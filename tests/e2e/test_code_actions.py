@@ -122,12 +122,19 @@ async def fix_all_edit(editor: Editor, uri: str) -> types.WorkspaceEdit | None:
     return edit
 
 
+def is_lint(diagnostic: types.Diagnostic) -> bool:
+    """ruff's lint findings; its format check's has the same source and no rule code."""
+    return diagnostic.source == "ruff" and diagnostic.code is not None
+
+
 async def linted(editor: Editor, uri: str) -> list[types.Diagnostic]:
-    return await editor.wait_for_diagnostics(uri, lambda ds: any(d.source == "ruff" for d in ds))
+    return await editor.wait_for_diagnostics(uri, lambda ds: any(is_lint(d) for d in ds))
 
 
 def lint_keys(diagnostics: Sequence[types.Diagnostic]) -> list[tuple[int, int, str]]:
-    return sorted((d.range.start.line, d.range.start.character, str(d.code)) for d in diagnostics if d.source == "ruff")
+    """The lint findings shown. Not the format check's: a format publish after a save carries the lint findings
+    of before it, and would otherwise pass for the save's lint."""
+    return sorted((d.range.start.line, d.range.start.character, str(d.code)) for d in diagnostics if is_lint(d))
 
 
 Keys = Callable[[Sequence[types.Diagnostic]], list[tuple[int, int, str]]]
