@@ -75,7 +75,9 @@ def test_every_relative_link_resolves(page: Path) -> None:
 
 def _code_files() -> list[Path]:
     suffixes = {".py", ".lua", ".ts"}
-    return [p for root in CODE for p in sorted(root.rglob("*")) if p.suffix in suffixes and "node_modules" not in p.parts]
+    return [
+        p for root in CODE for p in sorted(root.rglob("*")) if p.suffix in suffixes and "node_modules" not in p.parts
+    ]
 
 
 def test_pointers_from_the_code_into_docs_name_a_real_file_and_section() -> None:

@@ -12,6 +12,7 @@ import pytest
 from lintel.frontends.lsp import navigation
 from lintel.frontends.lsp.diagnostics import Diagnostics
 from lintel.frontends.lsp.navigation import EditorBridge
+from lintel.runtime.clock import ManualClock
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
@@ -196,16 +197,17 @@ async def test_an_editor_without_work_done_progress_hears_nothing() -> None:
 async def test_a_token_used_again_waits_its_own_delay(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(navigation, "PROGRESS_DELAY", 0.2)
     server = FakeServer()
-    bridge = EditorBridge(server, Diagnostics(server))  # type: ignore[arg-type]
+    clock = ManualClock()
+    bridge = EditorBridge(server, Diagnostics(server), clock)  # type: ignore[arg-type]
     bridge.create_progress(child(), "tok")
     progress(bridge, "tok", BEGIN)
     progress(bridge, "tok", END)
-    await asyncio.sleep(0.15)
+    await clock.advance(0.15)
     bridge.create_progress(child(), "tok")  # the first use's timer would fire 0.05 s from now
     progress(bridge, "tok", BEGIN)
-    await asyncio.sleep(0.1)
+    await clock.advance(0.1)
     progress(bridge, "tok", END)  # 0.1 s after it began: within its own delay
-    await past_the_delay()
+    await clock.advance(0.2)
     assert server.asked == []
     assert server.sent == []
 

@@ -338,7 +338,8 @@ async def test_cross_file_requests_wait_until_the_child_has_loaded_its_workspace
     )
     held = asyncio.ensure_future(setup.router.forward(types.TEXT_DOCUMENT_REFERENCES, reference_params(uri), uri))
     symbols = asyncio.ensure_future(setup.router.workspace_symbol({"query": "tot"}))
-    await asyncio.sleep(0.1)
+    for _ in range(20):  # every turn either could take to be answered, were it not held
+        await asyncio.sleep(0)
     assert not held.done()
     assert not symbols.done()
     assert [m for m, _ in py.asked] == [types.TEXT_DOCUMENT_HOVER]

@@ -31,6 +31,7 @@ from lintel.frontends.relay.manager import Child, ChildKey, Manager
 from lintel.frontends.relay.messages import shown
 from lintel.frontends.relay.router import Router
 from lintel.languages import LANGUAGES
+from lintel.runtime.clock import Clock, LoopClock, Timer
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer
@@ -162,13 +163,14 @@ class _Progress:
     token: str  # as the editor knows it
     state: Literal["pending", "asking", "accepted"] = "pending"
     held: list[Any] = field(default_factory=list)  # values not sent yet
-    timer: asyncio.TimerHandle | None = None  # when the editor is asked to show it
+    timer: Timer | None = None  # when the editor is asked to show it
 
 
 class EditorBridge:
     """The children's requests and notifications, answered by lintel or relayed to the editor."""
 
-    def __init__(self, server: LintelServer, diagnostics: Diagnostics) -> None:
+    def __init__(self, server: LintelServer, diagnostics: Diagnostics, clock: Clock | None = None) -> None:
+        self.clock: Clock = clock if clock is not None else LoopClock()
         self._server = server
         self._diagnostics = diagnostics
         self._progress: dict[tuple[str, str | int], _Progress] = {}  # by (child, child's token)
@@ -218,7 +220,7 @@ class EditorBridge:
         self._progress[key] = entry
         # Most of a child's progress is over in milliseconds (basedpyright reports every references request):
         # the editor hears of it only if it is still going after PROGRESS_DELAY.
-        entry.timer = asyncio.get_running_loop().call_later(PROGRESS_DELAY, self._announce, key, entry)
+        entry.timer = self.clock.call_later(PROGRESS_DELAY, lambda: self._announce(key, entry))
 
     def progress(self, child: ChildClient, params: dict[str, Any]) -> None:
         # Only tokens the child created: request tokens are not relayed (the router drops them).
