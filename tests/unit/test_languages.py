@@ -212,3 +212,16 @@ def test_the_language_folders_import_nothing_from_the_engine_or_the_frontends() 
         if target.startswith(("lintel.engine", "lintel.frontends"))
     }
     assert upward == set()
+
+
+def test_the_cli_help_names_every_built_in_language(capsys: pytest.CaptureFixture[str]) -> None:
+    """`lintel check --help` keeps its text literal (the CLI must not load the languages to print it); it must still
+    name each built-in language, in the registry's order, as the commands' argument description does."""
+    from lintel.engine.actions import CommandArgs
+    from lintel.frontends.cli import build_parser
+
+    listed = f"({', '.join(LANGUAGES.names)}, or one lintel.toml declares)"
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["check", "--help"])
+    assert listed in " ".join(capsys.readouterr().out.split())
+    assert listed in (CommandArgs.model_fields["language"].description or "")

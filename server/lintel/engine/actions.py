@@ -27,7 +27,7 @@ from lintel.engine.discover import Discovery, describe, discover, nearest_above
 from lintel.engine.fixrun import FixOutcome, FixScope, apply_fixes
 from lintel.engine.scripts import run_script, script_command
 from lintel.engine.testruns import failing_selection, path_selection, run_selection, select_tests
-from lintel.languages import CheckName, FileCheckName, Project, Registry
+from lintel.languages import LANGUAGES, CheckName, FileCheckName, Project, Registry
 from lintel.languages.testselect import Selection
 
 NOT_TRUSTED = "this workspace is not trusted: lintel runs no tools here"
@@ -68,8 +68,8 @@ class CommandArgs(BaseModel):
 
     language: str | None = Field(
         None,
-        description="The project type to act on (go, rust, node, python, or one lintel.toml declares); needed "
-        "only where the workspace root holds several.",
+        description=f"The project type to act on ({', '.join(LANGUAGES.names)}, or one lintel.toml declares); "
+        "needed only where the workspace root holds several.",
     )
     path: str | None = Field(
         None,
