@@ -1,6 +1,6 @@
 """The fix modes of the JavaScript linters lintel runs (docs/fixes.md, JavaScript and TypeScript): eslint's
 `--fix` (and `--fix-dry-run --stdin` for one text), and in a `lint` script that is a bare call of it, oxlint's
-`--fix` and biome's `--write`. Data only; node.py puts them on the ToolSpecs it builds.
+`--fix` and biome's `--write`. Data only; node/tools.py puts them on the ToolSpecs it builds.
 """
 
 from __future__ import annotations

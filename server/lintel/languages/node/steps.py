@@ -1,6 +1,6 @@
 """How a package.json script chains commands: `a && b && c` split into its steps, a step that runs another of
 the project's scripts (`npm run lint:js`) standing for that script's steps (docs/architecture.md, Detection). Which
-tool a step calls is the caller's (`node._step`); lintel.engine.scriptfloor reads the steps to name the one that
+tool a step calls is the caller's (`node.tools._step`); lintel.engine.scriptfloor reads the steps to name the one that
 failed.
 """
 
