@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import harness
 import lint_on_save
@@ -52,6 +52,7 @@ from peer_systems import (
 )
 
 SECTIONS = ("python", "js", "start")
+T = TypeVar("T")
 RSS_AFTER_SAVES = 30
 
 # Formats one acceptance check (a TARGETS name, the measured value) and records it.
@@ -74,6 +75,7 @@ TAILS = {"python": "# touched by the save benchmark\n", "javascript": "// touche
 
 LINTEL = "lintel"
 BASE = "lintel@base"  # --base-tree: lintel from another checkout, in the same interleaved rounds
+THIS_TREE = Path(__file__).resolve().parents[1]
 RUFF_RAW = "ruff check (raw CLI)"
 ESLINT_RAW = "eslint, node_modules/.bin (raw CLI)"
 ESLINT_NPX = "eslint, npx --no-install (raw CLI)"
@@ -95,22 +97,22 @@ class Plan:
     expected: int  # findings the generated file has
 
 
-def lintel_server(work: workloads.Workload, language: str, tree: Path | None = None) -> Lsp:
+def lintel_server(work: workloads.Workload, language: str, tree: Path | None = None, name: str = LINTEL) -> Lsp:
     """lintel as lint_on_save.py runs it: no child language server, no format check (one tool per save).
-    `tree`: a checkout of lintel to run instead of this one (its `server/` first on the import path)."""
+    `tree`: the checkout of lintel to run (its `server/` first on the import path), else the installed one."""
     options = lint_on_save.server_options(language_servers=False)
-    name, command = LINTEL, harness.LINTEL_COMMAND
+    command = harness.LINTEL_COMMAND
     if tree is not None:
-        name, command = BASE, ["env", f"PYTHONPATH={tree / 'server'}", *harness.LINTEL_COMMAND]
+        command = ["env", f"PYTHONPATH={tree / 'server'}", *harness.LINTEL_COMMAND]
     return Lsp(name, command, work.root, work.file, language, options=options, echo_stderr=True)
 
 
 def with_base(work: workloads.Workload, language: str, base: Path | None) -> list[System]:
-    """lintel, and the --base-tree lintel right after it when there is one."""
-    systems: list[System] = [lintel_server(work, language)]
-    if base is not None:
-        systems.append(lintel_server(work, language, base))
-    return systems
+    """lintel, and the --base-tree lintel right after it when there is one. Both are then started the same way
+    (each tree's `server/` first on the import path), so that how they start is no difference between them."""
+    if base is None:
+        return [lintel_server(work, language)]
+    return [lintel_server(work, language, THIS_TREE), lintel_server(work, language, base, BASE)]
 
 
 def efm_server(work: workloads.Workload, language: str, config: Path) -> Lsp:
@@ -206,9 +208,18 @@ def rss_snapshot(systems: Sequence[System]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def round_order(items: Sequence[T], index: int) -> list[T]:
+    """Round `index`'s order: rotated by one every round, and reversed every other cycle, so that each runs in
+    each place and right after each other one alike (rotation alone keeps who follows whom: two lintels of the
+    same code measured apart, the second always ahead)."""
+    shift = index % len(items)
+    rotated = [*items[shift:], *items[:shift]]
+    return rotated if (index // len(items)) % 2 == 0 else rotated[::-1]
+
+
 async def save_rounds(plan: Plan, saves: int, warmup: int) -> dict[str, Any]:
     """Every round writes the file (the trailing comment on, then off) and gives each system one save of it,
-    in an order rotated by one every round so that a change of load hits every system alike."""
+    in the order of `round_order`, so that a change of load hits every system alike."""
     base = plan.work.file.read_text(encoding="utf-8")
     samples: dict[str, dict[int, Sample]] = {}  # by round
     failed: dict[str, str] = {}
@@ -231,8 +242,7 @@ async def save_rounds(plan: Plan, saves: int, warmup: int) -> dict[str, Any]:
         for index in range(warmup + saves):
             text = base + TAILS[plan.language] if index % 2 == 0 else base
             lint_on_save.write_atomically(plan.work.file, text)
-            shift = index % len(started)
-            for system in [*started[shift:], *started[:shift]]:
+            for system in round_order(started, index):
                 if system.name in failed:
                     continue
                 try:
@@ -322,8 +332,12 @@ def start_kinds(parent: Path, base: Path | None) -> list[StartKind]:
         StartKind(LINTEL, "javascript", lambda: lintel_server(js, "javascript")),
     ]
     if base is not None:
-        kinds.append(StartKind(BASE, "python", lambda: lintel_server(py, "python", base)))
-        kinds.append(StartKind(BASE, "javascript", lambda: lintel_server(js, "javascript", base)))
+        kinds[1:3] = [
+            StartKind(LINTEL, "python", lambda: lintel_server(py, "python", THIS_TREE)),
+            StartKind(LINTEL, "javascript", lambda: lintel_server(js, "javascript", THIS_TREE)),
+            StartKind(BASE, "python", lambda: lintel_server(py, "python", base, BASE)),
+            StartKind(BASE, "javascript", lambda: lintel_server(js, "javascript", base, BASE)),
+        ]
     if ruff is not None:
         kinds.append(StartKind(RUFF_SERVER, "python", lambda: ruff_server(py, ruff)))
     if missing(EFM) is None:
@@ -346,8 +360,7 @@ async def start_rounds(parent: Path, starts: int, base: Path | None) -> dict[str
     taken: dict[tuple[str, str | None], list[dict[str, Any]]] = {(k.server, k.language): [] for k in kinds}
     failed: dict[str, str] = {}
     for index in range(starts + 1):
-        shift = index % len(kinds)
-        for kind in [*kinds[shift:], *kinds[:shift]]:
+        for kind in round_order(kinds, index):
             system = kind.make()
             try:
                 await system.start()

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-import yaml
-
 from lintel.core.tomlread import read_toml
 from lintel.languages.members import expand_members
 
@@ -241,6 +239,8 @@ def parse_pnpm_packages(text: str) -> list[str] | None:
     """The items of the top-level `packages:` sequence of a pnpm-workspace.yaml (its first document), or None when
     it has none. Raises ValueError for YAML that does not parse and for a `packages` value that is not a list of
     strings (pnpm refuses the file too)."""
+    import yaml  # here, not at the top: only a pnpm workspace needs it, and detection is on the start's path
+
     try:
         document = next(yaml.safe_load_all(text), None)
     except yaml.YAMLError as exc:
@@ -257,8 +257,10 @@ def parse_pnpm_packages(text: str) -> list[str] | None:
     return packages
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
+def _yaml_problem(exc: Exception) -> str:
     """PyYAML's own words for what is wrong and where (1-based line), on one line."""
+    import yaml
+
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
