@@ -154,12 +154,6 @@ def test_project_run_clears_files_that_became_clean() -> None:
     assert store.uris_with("typecheck") == {"a"}
 
 
-async def _clock_sleep(clock: ManualClock, delay: float) -> None:
-    due: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    clock.call_later(delay, lambda: None if due.done() else due.set_result(None))
-    await due
-
-
 async def _ticks(n: int = 10) -> None:
     """The tasks woken so far run as far as they can (none of them waits on wall time)."""
     for _ in range(n):
@@ -175,7 +169,7 @@ async def test_scheduler_supersedes_and_collapses_a_storm() -> None:
     def job(n: int) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
             try:
-                await _clock_sleep(clock, 0.05)  # the tool's run takes 50 ms of the scheduler's clock
+                await clock.sleep(0.05)  # the tool's run takes 50 ms of the scheduler's clock
                 ran.append(n)
             except asyncio.CancelledError:
                 cancelled.append(n)

@@ -44,7 +44,7 @@ class Scheduler:
                 # Let the superseded run finish killing its process before a new one starts.
                 await asyncio.wait({previous})
             if delay > 0:
-                await self._wait(delay)
+                await self.clock.sleep(delay)  # the scheduler's clock: a manual one in tests
             self.started += 1
             try:
                 await job()
@@ -57,15 +57,6 @@ class Scheduler:
         self._tasks[key] = task
         task.add_done_callback(lambda done: self._forget(key, done))
         return task
-
-    async def _wait(self, delay: float) -> None:
-        """`delay` seconds of the scheduler's clock (a fake one in tests: the debounce without the wait)."""
-        due: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        handle = self.clock.call_later(delay, lambda: None if due.done() else due.set_result(None))
-        try:
-            await due
-        finally:
-            handle.cancel()
 
     def _forget(self, key: Hashable, task: asyncio.Task[None]) -> None:
         if self._tasks.get(key) is task:
