@@ -23,6 +23,14 @@ def _verdict(report: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     return runs, report["issues"]
 
 
+def _difference(first: dict[str, Any], second: dict[str, Any]) -> str:
+    """What differs between the runs, in full (pytest cuts a long comparison short before the part that differs)."""
+    runs = [(a, b) for a, b in zip(_verdict(first)[0], _verdict(second)[0], strict=False) if a != b]
+    one = [i for i in first["issues"] if i not in second["issues"]]
+    two = [i for i in second["issues"] if i not in first["issues"]]
+    return f"runs that differ: {runs}\nonly in the first run: {one}\nonly in the second run: {two}"
+
+
 @pytest.mark.parametrize("fixture", FIXTURES)
 def test_two_runs_on_unchanged_code_give_the_same_issues(fixture: str) -> None:
     root = WORKSPACES / fixture
@@ -30,5 +38,5 @@ def test_two_runs_on_unchanged_code_give_the_same_issues(fixture: str) -> None:
     second_code, second = lintel_json("check", str(root), "--only", "lint,typecheck,test,format", "-q")
     if fixture not in CLEAN:
         assert first["issues"], f"{fixture}: no issues at all — the fixture is meant to have findings"
-    assert _verdict(first) == _verdict(second)
+    assert _verdict(first) == _verdict(second), _difference(first, second)
     assert first_code == second_code
