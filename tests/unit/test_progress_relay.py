@@ -1,5 +1,5 @@
 """A child's work-done progress reaches the editor only when it lasts: under a token of lintel's, created
-after PROGRESS_DELAY, with what was held meanwhile sent in order (EditorBridge in lintel.frontends.lsp.navigation)."""
+after PROGRESS_DELAY, with what was held meanwhile sent in order (EditorBridge in lintel.frontends.lsp.bridge)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from lintel.frontends.lsp import navigation
+from lintel.frontends.lsp import bridge as bridge_module
+from lintel.frontends.lsp.bridge import EditorBridge
 from lintel.frontends.lsp.diagnostics import Diagnostics
-from lintel.frontends.lsp.navigation import EditorBridge
 from lintel.runtime.clock import ManualClock
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -22,6 +22,8 @@ BEGIN = {"kind": "begin", "title": "Finding references"}
 REPORT_1 = {"kind": "report", "message": "1/3", "percentage": 33}
 REPORT_2 = {"kind": "report", "message": "2/3", "percentage": 66}
 END = {"kind": "end", "message": "done"}
+# What the editor is shown of BEGIN: the work titled with the server's name.
+SHOWN_BEGIN = {"kind": "begin", "title": "gopls: Finding references"}
 
 
 class FakeServer:
@@ -63,12 +65,12 @@ class FakeServer:
 
 
 def child(child_id: str = CHILD_ID) -> Any:
-    return SimpleNamespace(spec=SimpleNamespace(id=child_id))
+    return SimpleNamespace(spec=SimpleNamespace(id=child_id), name="gopls")
 
 
 @pytest.fixture(autouse=True)
 def short_delay(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(navigation, "PROGRESS_DELAY", DELAY)
+    monkeypatch.setattr(bridge_module, "PROGRESS_DELAY", DELAY)
 
 
 async def past_the_delay() -> None:
@@ -76,7 +78,7 @@ async def past_the_delay() -> None:
     time or later, and the loop runs all the due timers of a turn before the turn that resumes this task."""
     loop = asyncio.get_running_loop()
     fired = loop.create_future()
-    loop.call_later(navigation.PROGRESS_DELAY, fired.set_result, None)
+    loop.call_later(bridge_module.PROGRESS_DELAY, fired.set_result, None)
     await fired
 
 
@@ -112,11 +114,11 @@ async def test_lasting_progress_is_announced_then_relayed_in_order_and_forgotten
     server.answer.set_result(None)
     await server.settled()
     token = f"lintel/{CHILD_ID}/1/slow"
-    assert server.progress_sent() == [(token, BEGIN), (token, REPORT_1)]
+    assert server.progress_sent() == [(token, SHOWN_BEGIN), (token, REPORT_1)]
 
     progress(bridge, "slow", REPORT_2)  # accepted: relayed at once
     progress(bridge, "slow", END)
-    assert server.progress_sent() == [(token, BEGIN), (token, REPORT_1), (token, REPORT_2), (token, END)]
+    assert server.progress_sent() == [(token, SHOWN_BEGIN), (token, REPORT_1), (token, REPORT_2), (token, END)]
 
     progress(bridge, "slow", REPORT_1)  # after the end: the token is forgotten
     assert len(server.sent) == 4
@@ -134,7 +136,7 @@ async def test_an_end_held_while_the_editor_is_asked_is_sent_and_the_token_forgo
     await server.settled()
     token = f"lintel/{CHILD_ID}/1/7"
     assert server.asked == [token]
-    assert server.progress_sent() == [(token, BEGIN), (token, END)]
+    assert server.progress_sent() == [(token, SHOWN_BEGIN), (token, END)]
     progress(bridge, 7, REPORT_1)
     assert len(server.sent) == 2
 
@@ -167,7 +169,7 @@ async def test_only_the_lasting_one_of_two_tokens_is_shown_and_children_keep_the
     await past_the_delay()
     await server.settled()
     assert server.asked == ["lintel/go:/w/2/1"]
-    assert server.progress_sent() == [("lintel/go:/w/2/1", BEGIN)]
+    assert server.progress_sent() == [("lintel/go:/w/2/1", SHOWN_BEGIN)]
 
 
 async def test_progress_for_a_token_the_child_did_not_create_is_dropped() -> None:
@@ -195,7 +197,7 @@ async def test_an_editor_without_work_done_progress_hears_nothing() -> None:
 
 
 async def test_a_token_used_again_waits_its_own_delay(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(navigation, "PROGRESS_DELAY", 0.2)
+    monkeypatch.setattr(bridge_module, "PROGRESS_DELAY", 0.2)
     server = FakeServer()
     clock = ManualClock()
     bridge = EditorBridge(server, Diagnostics(server), clock)  # type: ignore[arg-type]

@@ -91,6 +91,8 @@ class Host:
     def __init__(self) -> None:
         self.published: list[dict[str, Any]] = []
         self.asked: list[types.ConfigurationParams] = []
+        self.questions: list[types.ShowMessageRequestParams] = []
+        self.refreshes: list[str] = []
 
     async def configuration(self, child: ChildClient, params: types.ConfigurationParams) -> list[Any]:
         self.asked.append(params)
@@ -116,6 +118,13 @@ class Host:
 
     def log_message(self, child: ChildClient, params: types.LogMessageParams) -> None:
         return None
+
+    async def ask_user(self, child: ChildClient, params: types.ShowMessageRequestParams) -> Any:
+        self.questions.append(params)
+        return params.actions[0] if params.actions else None
+
+    async def refresh(self, child: ChildClient, method: str) -> None:
+        self.refreshes.append(method)
 
 
 def make_child(

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lintel.frontends.lsp.navigation import RawJson
 from lintel.frontends.lsp.pyglscompat import converter_of
+from lintel.frontends.lsp.shared import RawJson
 from lintel.frontends.relay.client import child_capabilities
 from lsprotocol import types
 from lsprotocol.converters import get_converter

@@ -11,7 +11,8 @@ from lintel.core.positions import Unit
 from lintel.frontends.relay.client import ChildFailed, ChildSpec, ChildState
 from lintel.frontends.relay.encoding import LineCache
 from lintel.frontends.relay.manager import Manager
-from lintel.frontends.relay.router import MARKER, Router
+from lintel.frontends.relay.marks import MARKER
+from lintel.frontends.relay.router import Router
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException

@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 from lintel.frontends.lsp import commands, documents, lifecycle
-from lintel.frontends.lsp.advertised import DOCUMENT_RELAYS, OPEN_DOCUMENTATION, ROUTES
+from lintel.frontends.lsp.advertised import OPEN_DOCUMENTATION, ROUTES
 from lintel.frontends.lsp.app import LintelServer
 from lintel.frontends.lsp.commands import OFFERED, Commands
 from lintel.frontends.lsp.diagnostics import Diagnostics
 from lintel.frontends.lsp.session import Folder, Session
 from lintel.frontends.lsp.shared import NOT_FORWARDED
 from lintel.frontends.lsp.wiring import create_server, wire
+from lintel.frontends.relay.methods import CHILD_COMMANDS, RELAYED
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
@@ -35,14 +36,14 @@ def test_wiring_binds_every_route() -> None:
         types.TEXT_DOCUMENT_DID_SAVE,
         types.TEXT_DOCUMENT_FORMATTING,
         types.WORKSPACE_EXECUTE_COMMAND,
-        *DOCUMENT_RELAYS,
+        *(r.method for r in RELAYED),
     ):
         assert method in {route.method for route in server.routes.bound()}, method
     # Only what pygls has a built-in step for is registered with pygls.
     assert set(server.protocol.fm.features) == {types.INITIALIZE, types.SHUTDOWN}
     assert not server.protocol.fm.commands
     [execute] = [route for route in ROUTES if route.method == types.WORKSPACE_EXECUTE_COMMAND]
-    assert execute.options.commands == list(OFFERED)
+    assert execute.options.commands == [*OFFERED, *CHILD_COMMANDS]  # the default servers' commands after lintel's
 
 
 async def test_a_change_starts_its_lint_ahead_before_the_child_servers_hear_of_it(tmp_path: Path) -> None:

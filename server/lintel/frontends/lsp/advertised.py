@@ -11,35 +11,32 @@ from typing import Any, Literal
 
 from lsprotocol import types
 
-# navigation.py: the editor's requests relayed to the child server of their document, as they are; their options.
-RELAY_OPTIONS: Mapping[str, Any] = {
-    types.TEXT_DOCUMENT_RENAME: types.RenameOptions(prepare_provider=True),
-    types.TEXT_DOCUMENT_SIGNATURE_HELP: types.SignatureHelpOptions(
-        trigger_characters=["(", ","], retrigger_characters=[")"]
-    ),
-    # The union of the usual servers' trigger characters; each child is asked only for its own (router.py).
-    types.TEXT_DOCUMENT_COMPLETION: types.CompletionOptions(
-        trigger_characters=[".", ":", "<", '"', "'", "`", "/", "@", "#", "[", "("], resolve_provider=True
-    ),
-}
-# Requests about one position (the others name a document only, or none).
-DOCUMENT_RELAYS = (
-    types.TEXT_DOCUMENT_DEFINITION,
-    types.TEXT_DOCUMENT_DECLARATION,
-    types.TEXT_DOCUMENT_TYPE_DEFINITION,
-    types.TEXT_DOCUMENT_IMPLEMENTATION,
-    types.TEXT_DOCUMENT_REFERENCES,
-    types.TEXT_DOCUMENT_HOVER,
-    types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT,
-    types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
-    types.TEXT_DOCUMENT_RENAME,
-    types.TEXT_DOCUMENT_PREPARE_RENAME,
-    types.TEXT_DOCUMENT_SIGNATURE_HELP,
-    types.TEXT_DOCUMENT_COMPLETION,
-)
+from lintel.frontends.relay import methods
+from lintel.frontends.relay.tokens import TOKEN_MODIFIERS, TOKEN_TYPES
 
-# commands.py: lintel's own commands; the editor is told of these (executeCommandProvider), a child's go by
-# registration.
+
+# navigation.py: the requests relayed to the child server of their document (lintel.frontends.relay.methods), and
+# lintel's options for those whose options are not what pygls's builder makes of none.
+def _relay_options() -> dict[str, Any]:
+    legend = types.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=list(TOKEN_MODIFIERS))
+    return {
+        types.TEXT_DOCUMENT_RENAME: types.RenameOptions(prepare_provider=True),
+        types.TEXT_DOCUMENT_SIGNATURE_HELP: types.SignatureHelpOptions(
+            trigger_characters=list(methods.SIGNATURE_TRIGGERS), retrigger_characters=list(methods.SIGNATURE_RETRIGGERS)
+        ),
+        types.TEXT_DOCUMENT_COMPLETION: types.CompletionOptions(
+            trigger_characters=list(methods.COMPLETION_TRIGGERS), resolve_provider=True
+        ),
+        types.TEXT_DOCUMENT_ON_TYPE_FORMATTING: types.DocumentOnTypeFormattingOptions(
+            first_trigger_character=methods.ON_TYPE_FIRST, more_trigger_character=list(methods.ON_TYPE_MORE)
+        ),
+        types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL: legend,  # pygls's builder makes the options of the three
+        **methods.FILE_OPERATIONS,
+    }
+
+
+# commands.py: lintel's own commands; the editor is told of these and the default servers' (executeCommandProvider),
+# other commands of a child's by registration.
 RUN_TESTS = "lintel.runTests"
 TYPECHECK = "lintel.typecheck"
 LINT = "lintel.lint"
@@ -76,8 +73,9 @@ COMMANDS = (
 
 # codeactions.py: the tools' own fixes, a rule disabled for a line, and every safe fix of a document at once.
 FIX_ALL_KIND = "source.fixAll.lintel"
+# With the child servers' own actions (organize imports, extract function…), merged in.
 CODE_ACTIONS = types.CodeActionOptions(
-    code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=True
+    code_action_kinds=list(dict.fromkeys([*methods.CHILD_ACTION_KINDS, FIX_ALL_KIND])), resolve_provider=True
 )
 
 # diagnostics.py: pull diagnostics, for the clients `wants_pull` picks.
@@ -102,6 +100,21 @@ def wants_pull(capabilities: types.ClientCapabilities) -> bool:
 Run = Literal["inline", "task", "pygls"]
 
 
+def _relayed_routes() -> tuple[Route, ...]:
+    options = _relay_options()
+    return tuple(_relayed(r, options) for r in methods.RELAYED if not r.merged)
+
+
+def _relayed(relayed: methods.Relayed, options: Mapping[str, Any]) -> Route:
+    """A relayed method's route: a document's request answered at once by its running child, in the editor's order
+    with the document messages (inline), as are the file notifications; the rest as tasks."""
+    inline = relayed.scope in ("position", "document") or relayed.method in methods.NOTIFICATIONS
+    run: Run = "inline" if inline else "task"
+    return Route(
+        relayed.method, "navigation", options.get(relayed.method), run, raw=True, registered=not relayed.static
+    )
+
+
 @dataclass(frozen=True)
 class Route:
     """One method lintel serves (dispatch.py). `run`: "inline", called in the reader as the message arrives,
@@ -109,7 +122,7 @@ class Route:
     as a task); "task", its coroutine run as a task; "pygls", pygls's built-in step first, then the handler
     (initialize, shutdown: pygls keeps their state). `raw`: the params as JSON (no lsprotocol structuring; the
     result goes out as it is), else structured as lsprotocol types. `when`: advertised (and served) only for
-    the clients it picks."""
+    the clients it picks. `registered`: left out of the `initialize` answer (navigation.py registers it)."""
 
     method: str
     feature: str  # the module that binds its handler (wiring.py)
@@ -117,6 +130,7 @@ class Route:
     run: Run = "task"
     raw: bool = False
     when: Callable[[types.ClientCapabilities], bool] | None = None
+    registered: bool = False  # served, but told to the editor by registration once a child offers it, not advertised
 
 
 ROUTES: tuple[Route, ...] = (
@@ -133,13 +147,14 @@ ROUTES: tuple[Route, ...] = (
     Route(types.TEXT_DOCUMENT_DID_CLOSE, "documents", run="inline"),
     Route(types.TEXT_DOCUMENT_FORMATTING, "documents"),
     Route(types.TEXT_DOCUMENT_CODE_ACTION, "codeactions", CODE_ACTIONS),
-    Route(types.CODE_ACTION_RESOLVE, "codeactions"),
+    Route(types.CODE_ACTION_RESOLVE, "codeactions", raw=True),  # lintel's own, or the child's that made it
     Route(types.TEXT_DOCUMENT_DIAGNOSTIC, "diagnostics", PULL_DIAGNOSTICS, when=wants_pull),
-    Route(types.WORKSPACE_EXECUTE_COMMAND, "commands", types.ExecuteCommandOptions(commands=list(COMMANDS))),
-    # Relayed: answered at once from a running child, in the editor's order with the document messages.
-    *(Route(m, "navigation", RELAY_OPTIONS.get(m), run="inline", raw=True) for m in DOCUMENT_RELAYS),
-    Route(types.COMPLETION_ITEM_RESOLVE, "navigation", raw=True),
-    Route(types.WORKSPACE_SYMBOL, "navigation", raw=True),
+    Route(
+        types.WORKSPACE_EXECUTE_COMMAND,
+        "commands",
+        types.ExecuteCommandOptions(commands=[*COMMANDS, *methods.CHILD_COMMANDS]),
+    ),
+    *_relayed_routes(),
 )
 
 

@@ -9,10 +9,11 @@ fixes wait for the next lint. Fix-all reads the current text and needs no Issue 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
@@ -27,7 +28,10 @@ from lintel.frontends.lsp.advertised import FIX_ALL_KIND, OPEN_DOCUMENTATION
 from lintel.frontends.lsp.commands import Commands, invalid
 from lintel.frontends.lsp.convert import LineText
 from lintel.frontends.lsp.diagnostics import Diagnostics, line_reader
+from lintel.frontends.lsp.pyglscompat import converter_of
 from lintel.frontends.lsp.session import Folder
+from lintel.frontends.lsp.shared import RawJson
+from lintel.frontends.relay.marks import marker_of
 from lintel.languages import Project
 from lintel.languages.sources import unit_for
 
@@ -47,11 +51,28 @@ def _asked(only: Sequence[str] | None, kind: str) -> bool:
     return any(kind == wanted or kind.startswith(wanted + ".") for wanted in only)
 
 
+class ChildActions(Protocol):
+    """The document's child server, asked for its own actions (navigation.Navigation)."""
+
+    async def relay(self, method: str, params: Any, uri: str) -> Any: ...
+
+    async def follow(self, method: str, params: dict[str, Any]) -> Any: ...
+
+
+def _own(diagnostic: types.Diagnostic) -> bool:
+    """Whether a diagnostic the editor sends back is lintel's (its data names the finding), not a child server's."""
+    data = diagnostic.data
+    return isinstance(data, dict) and isinstance(data.get("signature"), str)
+
+
 class CodeActions:
-    def __init__(self, server: LintelServer, diagnostics: Diagnostics, documents: Documents) -> None:
+    def __init__(
+        self, server: LintelServer, diagnostics: Diagnostics, documents: Documents, children: ChildActions | None
+    ) -> None:
         self.server = server
         self.diagnostics = diagnostics
         self.documents = documents
+        self.children = children
 
     # -- capabilities ------------------------------------------------------------------------------------
 
@@ -68,7 +89,34 @@ class CodeActions:
 
     # -- textDocument/codeAction --------------------------------------------------------------------------
 
-    async def actions(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    async def actions(self, params: types.CodeActionParams) -> list[Any] | None:
+        """lintel's own actions and the document's child server's (organize imports, extract function, its quick
+        fixes), asked at the same time: the child gets its own diagnostics of the request, lintel keeps its own."""
+        child = asyncio.ensure_future(self._child_actions(params)) if self.children is not None else None
+        try:
+            own = await self._own_actions(params)
+        finally:
+            theirs = await child if child is not None else []
+        if own is None and not theirs:
+            return None
+        return [*(own or ()), *theirs]
+
+    async def _child_actions(self, params: types.CodeActionParams) -> list[Any]:
+        assert self.children is not None
+        uri = params.text_document.uri
+        raw = converter_of(self.server.protocol).unstructure(params)
+        raw["context"]["diagnostics"] = [
+            converter_of(self.server.protocol).unstructure(d) for d in params.context.diagnostics if not _own(d)
+        ]
+        try:
+            answer = await self.children.relay(types.TEXT_DOCUMENT_CODE_ACTION, raw, uri)
+        except Exception as exc:  # lintel's own actions are still offered
+            log.info("code actions of %s's language server failed: %s", uri, exc)
+            return []
+        items = getattr(answer, "value", answer)
+        return [RawJson(item) for item in items] if isinstance(items, list) else []
+
+    async def _own_actions(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
         document = self.server.workspace.text_documents.get(uri)
         located = self.documents.locate(uri) if document is not None else None
@@ -141,6 +189,16 @@ class CodeActions:
         return out
 
     # -- codeAction/resolve --------------------------------------------------------------------------------
+
+    async def resolve_json(self, params: Any) -> Any:
+        """codeAction/resolve on the editor's JSON: a child's action goes back to the child that made it."""
+        if marker_of(params) is not None and self.children is not None:
+            return await self.children.follow(types.CODE_ACTION_RESOLVE, params)
+        try:
+            action = converter_of(self.server.protocol).structure(params, types.CodeAction)
+        except Exception as exc:
+            raise invalid(f"{types.CODE_ACTION_RESOLVE}: params must be a code action ({exc})") from exc
+        return await self.resolve(action)
 
     async def resolve(self, action: types.CodeAction) -> types.CodeAction:
         data = action.data if isinstance(action.data, dict) else {}
@@ -273,8 +331,14 @@ class _Edits:
         return uri, line_reader(document, resolved), document.version if document is not None else None
 
 
-def setup(server: LintelServer, diagnostics: Diagnostics, documents: Documents, commands: Commands) -> CodeActions:
-    actions = CodeActions(server, diagnostics, documents)
+def setup(
+    server: LintelServer,
+    diagnostics: Diagnostics,
+    documents: Documents,
+    commands: Commands,
+    children: ChildActions | None = None,
+) -> CodeActions:
+    actions = CodeActions(server, diagnostics, documents, children)
 
     async def open_documentation(params: types.ExecuteCommandParams) -> Any:
         url = params.arguments[0] if params.arguments else None
@@ -288,4 +352,4 @@ def setup(server: LintelServer, diagnostics: Diagnostics, documents: Documents, 
 
 def handlers(actions: CodeActions) -> dict[str, Callable[..., Any]]:
     """The code action routes (advertised.ROUTES)."""
-    return {types.TEXT_DOCUMENT_CODE_ACTION: actions.actions, types.CODE_ACTION_RESOLVE: actions.resolve}
+    return {types.TEXT_DOCUMENT_CODE_ACTION: actions.actions, types.CODE_ACTION_RESOLVE: actions.resolve_json}

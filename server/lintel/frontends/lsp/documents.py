@@ -363,6 +363,12 @@ class Documents:
         self._ahead_again.discard(uri)
         self._located.pop(uri, None)
 
+    def formats(self, uri: str) -> bool:
+        """Whether lintel formats the document with a formatter of its own; where it has none, the child server's
+        formatting answers (navigation.py)."""
+        located = self.locate(uri)
+        return located is not None and located[1].spec.formatter_for(located[1], located[2]) is not None
+
     async def format_document(self, uri: str) -> list[types.TextEdit] | None:
         """Run the formatter on the buffer (stdin -> stdout); one whole-document edit, None when unchanged."""
         server = self.server
@@ -408,7 +414,11 @@ def setup(server: LintelServer, diagnostics: Diagnostics, reload: Reload, worker
     return Documents(server, diagnostics, reload, workers)
 
 
-def handlers(documents: Documents, follower: DocumentSync) -> dict[str, Callable[..., Any]]:
+# A formatting request relayed to the document's child server (where lintel has no formatter of its own).
+Relay = Callable[[str, Any, str], Awaitable[Any]]
+
+
+def handlers(documents: Documents, follower: DocumentSync, relay: Relay | None = None) -> dict[str, Callable[..., Any]]:
     """The document routes (advertised.ROUTES): inline, each changes the document as pygls's built-in would, tells
     `follower`, and returns the check's coroutine to finish as a task; a change starts its lint ahead first (its
     request goes out soonest). Formatting runs as a task."""
@@ -441,8 +451,11 @@ def handlers(documents: Documents, follower: DocumentSync) -> dict[str, Callable
         tell(types.TEXT_DOCUMENT_DID_CLOSE, follower.did_close, params)
         return documents.did_close(params)
 
-    async def formatting(params: types.DocumentFormattingParams) -> list[types.TextEdit] | None:
-        return await documents.format_document(params.text_document.uri)
+    async def formatting(params: types.DocumentFormattingParams) -> Any:
+        uri = params.text_document.uri
+        if relay is not None and not documents.formats(uri):
+            return await relay(types.TEXT_DOCUMENT_FORMATTING, params, uri)
+        return await documents.format_document(uri)
 
     return {
         types.TEXT_DOCUMENT_DID_OPEN: did_open,

@@ -4,41 +4,33 @@ diagnostics join lintel's store under `server:<language>`."""
 
 from __future__ import annotations
 
-import asyncio
 import atexit
-import itertools
 import logging
 import os
 from collections.abc import Awaitable, Callable, Collection, Coroutine
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from lintel.engine.config import EditorSettings
 from lintel.engine.servers import Command, resolve_command, server_root
-from lintel.frontends.lsp.advertised import DOCUMENT_RELAYS
+from lintel.frontends.lsp.bridge import EditorBridge
 from lintel.frontends.lsp.diagnostics import Diagnostics
 from lintel.frontends.lsp.pyglscompat import converter_of
-from lintel.frontends.lsp.shared import NOT_FORWARDED
+from lintel.frontends.lsp.shared import NOT_FORWARDED, RawJson
 from lintel.frontends.relay.client import REQUEST_FAILED, Answer, ChildClient, ChildSpec, child_capabilities
-from lintel.frontends.relay.encoding import LineCache, Recoder
 from lintel.frontends.relay.manager import Child, ChildKey, Manager
-from lintel.frontends.relay.messages import shown
-from lintel.frontends.relay.router import Router
+from lintel.frontends.relay.methods import NOTIFICATIONS, RELAYED, Relayed
+from lintel.frontends.relay.router import Router, file_options, supports
 from lintel.languages import LANGUAGES
-from lintel.runtime.clock import Clock, LoopClock, Timer
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer
 
 log = logging.getLogger(__name__)
-
-EDITOR_TIMEOUT = 10.0  # a child's question relayed to the editor (configuration, applyEdit)
 
 
 def _path(uri: str) -> Path | None:
@@ -54,6 +46,7 @@ class ServerHooks:
         self._server = server
         self._own_commands = own_commands  # lintel's, never registered again for a child
         self.child_commands: set[str] = set()  # every command a child offered (registered with the editor)
+        self._registered: set[tuple[str, str]] = set()  # (language, method) registered with the editor
 
     def trusted(self) -> bool:
         return self._server.session.trusted
@@ -127,205 +120,76 @@ class ServerHooks:
         return settings.max_forwarded_file_kb * 1024
 
     def started(self, child: Child) -> None:
-        """The child's commands (a completion item's, a code lens's) registered with an editor that registers
-        commands dynamically, so it lets the user run them; lintel forwards them (forward_command). Names
-        are registered once: two children of a language offer the same ones."""
+        """What the child offers beyond what lintel advertised at `initialize`, registered with an editor that
+        registers dynamically: its other commands, and the methods only some servers answer, for its language's
+        documents."""
+        self._register_commands(child)
+        self._register_methods(child)
+
+    def _register_commands(self, child: Child) -> None:
+        """The child's commands (a completion item's, a code lens's) that `initialize` did not name, registered so
+        the editor lets the user run them; lintel forwards them (forward_command). Names are registered once: two
+        children of a language offer the same ones."""
         options = child.capabilities.execute_command_provider
-        server = self._server
-        execute = getattr(server.client_capabilities.workspace, "execute_command", None)
+        execute = getattr(self._server.client_capabilities.workspace, "execute_command", None)
         if options is None or not getattr(execute, "dynamic_registration", False):
             self.child_commands.update(options.commands if options is not None else ())
             return
         new = [c for c in options.commands if c not in self.child_commands and c not in self._own_commands]
-        self.child_commands.update(new)
-        if not new:
-            return
-        registration = types.Registration(
-            id=f"lintel-commands-{len(self.child_commands)}-{child.spec.id}",
-            method=types.WORKSPACE_EXECUTE_COMMAND,
-            register_options=types.ExecuteCommandRegistrationOptions(commands=new),
-        )
+        self.child_commands.update(options.commands)
+        if new:
+            self._register(
+                child,
+                types.Registration(
+                    id=f"lintel-commands-{len(self.child_commands)}-{child.spec.id}",
+                    method=types.WORKSPACE_EXECUTE_COMMAND,
+                    register_options=types.ExecuteCommandRegistrationOptions(commands=new),
+                ),
+            )
+
+    def _register_methods(self, child: Child) -> None:
+        language = child.spec.language
+        for relayed in RELAYED:
+            method = relayed.method
+            if relayed.static or method in _REGISTERED_WITH or (language, method) in self._registered:
+                continue
+            if not supports(child, method) or not self._registers(relayed.client):
+                continue
+            self._registered.add((language, method))
+            options: Any
+            if relayed.scope == "files":
+                options = file_options(child, method)
+            else:
+                options = {"documentSelector": [{"language": lid} for lid in self._language_ids(child)]}
+            self._register(
+                child, types.Registration(id=f"lintel-{method}-{language}", method=method, register_options=options)
+            )
+
+    def _registers(self, capability: str) -> bool:
+        node: Any = self._server.client_capabilities
+        for name in capability.split("."):
+            node = getattr(node, name, None)
+        return bool(getattr(node, "dynamic_registration", False))
+
+    def _language_ids(self, child: Child) -> tuple[str, ...]:
+        folder = self._server.session.folder_for(child.spec.root)
+        spec = (folder.languages if folder is not None else LANGUAGES).get(child.spec.language)
+        return spec.language_ids if spec is not None else (child.spec.language,)
+
+    def _register(self, child: Child, registration: types.Registration) -> None:
+        server = self._server
 
         async def register() -> None:
             try:
                 await server.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
             except Exception as exc:
-                log.info("%s: the editor did not register its commands: %s", child.spec.id, exc)
+                log.info("%s: the editor did not register %s: %s", child.spec.id, registration.method, exc)
 
         server.spawn(register())
 
 
-PROGRESS_DELAY = 0.1  # seconds a child's progress must last before the editor is asked to show it
-
-
-@dataclass
-class _Progress:
-    token: str  # as the editor knows it
-    state: Literal["pending", "asking", "accepted"] = "pending"
-    held: list[Any] = field(default_factory=list)  # values not sent yet
-    timer: Timer | None = None  # when the editor is asked to show it
-
-
-class EditorBridge:
-    """The children's requests and notifications, answered by lintel or relayed to the editor."""
-
-    def __init__(self, server: LintelServer, diagnostics: Diagnostics, clock: Clock | None = None) -> None:
-        self.clock: Clock = clock if clock is not None else LoopClock()
-        self._server = server
-        self._diagnostics = diagnostics
-        self._progress: dict[tuple[str, str | int], _Progress] = {}  # by (child, child's token)
-        self._created = itertools.count(1)
-        # Documents' lines as the editor has them (the open buffer, else the file), for re-counting columns.
-        self.lines = LineCache(self.open_text)
-        self._converter = get_converter()
-
-    def open_text(self, uri: str) -> str | None:
-        document = self._server.workspace.text_documents.get(uri)
-        return document.source if document is not None else None
-
-    def _editor_can(self, *path: str) -> bool:
-        node: Any = self._server.client_capabilities
-        for name in path:
-            node = getattr(node, name, None)
-        return bool(node)
-
-    async def configuration(self, child: ChildClient, params: types.ConfigurationParams) -> list[Any]:
-        empty: list[Any] = [None] * len(params.items)
-        if not self._editor_can("workspace", "configuration"):
-            return empty
-        try:
-            values = await asyncio.wait_for(self._server.workspace_configuration_async(params), EDITOR_TIMEOUT)
-        except Exception as exc:  # the child still gets an answer: its defaults
-            log.info("%s: workspace/configuration relay failed: %s", child.spec.id, exc)
-            return empty
-        return list(values) if isinstance(values, (list, tuple)) and len(values) == len(empty) else empty
-
-    async def apply_edit(self, child: ChildClient, params: dict[str, Any]) -> Any:
-        if not self._editor_can("workspace", "apply_edit"):
-            return types.ApplyWorkspaceEditResult(applied=False, failure_reason="the editor cannot apply edits")
-        Recoder(child.encoding, self._server.session.encoding, self.lines).walk(params, "", "")
-        typed = self._converter.structure(params, types.ApplyWorkspaceEditParams)
-        return await asyncio.wait_for(self._server.workspace_apply_edit_async(typed), EDITOR_TIMEOUT)
-
-    def create_progress(self, child: ChildClient, token: str | int) -> None:
-        if not self._editor_can("window", "work_done_progress"):
-            return
-        key = (child.spec.id, token)
-        # A token of the editor's for each creation: children reuse theirs after `end` (rust-analyzer's
-        # "rustAnalyzer/Fetching"), and a child's 1 and "1" are two tokens.
-        entry = _Progress(f"lintel/{child.spec.id}/{next(self._created)}/{token}")
-        previous = self._progress.get(key)
-        if previous is not None and previous.timer is not None:
-            previous.timer.cancel()  # a token used again: its earlier use no longer counts
-        self._progress[key] = entry
-        # Most of a child's progress is over in milliseconds (basedpyright reports every references request):
-        # the editor hears of it only if it is still going after PROGRESS_DELAY.
-        entry.timer = self.clock.call_later(PROGRESS_DELAY, lambda: self._announce(key, entry))
-
-    def progress(self, child: ChildClient, params: dict[str, Any]) -> None:
-        # Only tokens the child created: request tokens are not relayed (the router drops them).
-        key = (child.spec.id, params["token"])
-        entry = self._progress.get(key)
-        if entry is None:
-            return
-        value = params.get("value")
-        end = isinstance(value, dict) and value.get("kind") == "end"
-        if entry.state == "pending" and end:
-            del self._progress[key]  # begun and ended before the editor needed to know
-            if entry.timer is not None:
-                entry.timer.cancel()
-        elif entry.state != "accepted":
-            entry.held.append(value)  # not announced yet, or the editor has not accepted the token yet
-        else:
-            self._send_progress(entry.token, value)
-            if end:
-                del self._progress[key]
-
-    def _send_progress(self, token: str, value: Any) -> None:
-        self._server.send_json({"jsonrpc": "2.0", "method": types.PROGRESS, "params": {"token": token, "value": value}})
-
-    def _announce(self, key: tuple[str, str | int], entry: _Progress) -> None:
-        if self._progress.get(key) is not entry or entry.state != "pending":
-            return
-        entry.state = "asking"
-
-        async def ask_editor() -> None:
-            try:
-                await asyncio.wait_for(
-                    self._server.window_work_done_progress_create_async(
-                        types.WorkDoneProgressCreateParams(token=entry.token)
-                    ),
-                    EDITOR_TIMEOUT,
-                )
-            except Exception as exc:  # the editor refused or did not answer: drop this token's progress
-                log.info("editor did not accept progress token %s: %s", entry.token, exc)
-                self._progress.pop(key, None)
-                return
-            entry.state = "accepted"
-            for value in entry.held:
-                self._send_progress(entry.token, value)
-                if isinstance(value, dict) and value.get("kind") == "end":
-                    self._progress.pop(key, None)
-            entry.held.clear()
-
-        self._server.spawn(ask_editor())
-
-    def diagnostics(self, child: ChildClient, params: dict[str, Any]) -> None:
-        uri = params.get("uri")
-        if not isinstance(uri, str):
-            return
-        server = self._server
-        channel = f"server:{child.spec.language}"
-        path = _path(uri)
-        folder = server.session.folder_for(path) if path is not None else None
-        folder = folder or server.session.folder_for(child.spec.root)
-        settings = folder.config.editor if folder is not None else EditorSettings()
-        diagnostics: list[types.Diagnostic] = []
-        if settings.forward_server_diagnostics:
-            raw = Recoder(child.encoding, server.session.encoding, self.lines).walk(
-                params.get("diagnostics") or [], uri, uri
-            )
-            diagnostics = self._converter.structure(raw, list[types.Diagnostic])
-            if not settings.forward_server_hints:
-                diagnostics = [d for d in diagnostics if d.severity != types.DiagnosticSeverity.Hint]
-        self._diagnostics.put(uri, channel, diagnostics)
-
-    def show_message(self, child: ChildClient, params: types.ShowMessageParams) -> None:
-        """A pop-up at the child's own type, once per text, only when it is for the user; else the log."""
-        message = f"{child.name}: {params.message}"
-        if shown(params.type, params.message, child.spec.chatter):
-            self._server.notifier.once(f"child-message:{child.spec.id}:{params.message}", message, params.type)
-        else:
-            self._server.notifier.log(message, params.type)
-
-    async def show_document(self, child: ChildClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult:
-        """A child asks to show a document (gopls after some commands, a link to documentation): relayed to an
-        editor that can, the selection re-counted to the editor's encoding."""
-        if not self._editor_can("window", "show_document", "support"):
-            return types.ShowDocumentResult(success=False)
-        if params.selection is not None:
-            raw = self._converter.unstructure(params)
-            Recoder(child.encoding, self._server.session.encoding, self.lines).range(raw["selection"], params.uri)
-            params = self._converter.structure(raw, types.ShowDocumentParams)
-        try:
-            return await asyncio.wait_for(self._server.window_show_document_async(params), EDITOR_TIMEOUT)
-        except Exception as exc:
-            log.info("%s: window/showDocument relay failed: %s", child.spec.id, exc)
-            return types.ShowDocumentResult(success=False)
-
-    def log_message(self, child: ChildClient, params: types.LogMessageParams) -> None:
-        level = logging.WARNING if params.type == types.MessageType.Error else logging.DEBUG
-        log.log(level, "%s: %s", child.spec.id, params.message)
-
-
-class RawJson:
-    """A child's result on its way to the editor, serialised by json.dumps as it is: cattrs would otherwise
-    walk it (the JSON-RPC response's `result` is typed Any) — several times slower on a large completion list."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
+# Methods an editor is told of by another's registration (a color provider answers both).
+_REGISTERED_WITH = frozenset({types.TEXT_DOCUMENT_COLOR_PRESENTATION})
 
 
 def _raw(result: Any) -> Any:
@@ -342,6 +206,7 @@ class Navigation:
         self.hooks = ServerHooks(server, own_commands)
         self.manager = Manager(lambda spec: ChildClient(spec, self.bridge), self.hooks)
         self.router = Router(self.manager, lambda: server.session.encoding, self.bridge.lines)
+        self._converter = converter_of(server.protocol)
 
     async def reconcile(self) -> None:
         await self.manager.reconcile()
@@ -369,6 +234,16 @@ class Navigation:
             restarted.append(entry)
         return {"restarted": restarted}
 
+    async def relay(self, method: str, params: Any, uri: str) -> Any:
+        """A request one of lintel's own features serves relayed to the document's child as well (formatting where
+        lintel has none, code actions): its JSON answer, or the method's empty one."""
+        raw = params if isinstance(params, dict) else self._converter.unstructure(params)
+        return _raw(await self.router.forward(method, raw, uri))
+
+    async def follow(self, method: str, params: dict[str, Any]) -> Any:
+        """A request coming back with an item a child made (a code action to resolve), relayed to that child."""
+        return _raw(await self.router.follow(method, params))
+
     async def forward_command(self, command: str, arguments: Any) -> Any:
         """A command a child offers, run by that child; NOT_FORWARDED when no child offers it."""
         child = self.router.command_owner(command, arguments)
@@ -390,13 +265,14 @@ def setup(server: LintelServer, diagnostics: Diagnostics, own_commands: Collecti
 
 
 def handlers(navigation: Navigation) -> dict[str, Callable[..., Any]]:
-    """The relayed routes (advertised.ROUTES), on the editor's JSON: a document's request answered at once by its
-    running child (inline; a task while the child starts), the others as tasks."""
+    """The relayed routes (advertised.ROUTES, from lintel.frontends.relay.methods), on the editor's JSON: a
+    document's request answered at once by its running child (inline; a task while the child starts), the others
+    as tasks."""
     router = navigation.router
-    routed: dict[str, Callable[..., Any]] = {
-        method: _document_relay(router, method, positional=method != types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-        for method in DOCUMENT_RELAYS
-    }
+    routed: dict[str, Callable[..., Any]] = {}
+    for relayed in RELAYED:
+        if not relayed.merged:
+            routed[relayed.method] = _handler(router, relayed)
     routed[types.COMPLETION_ITEM_RESOLVE] = _string_member_handler(
         types.COMPLETION_ITEM_RESOLVE, "label", "params must be a completion item with a string label", router.resolve
     )
@@ -404,6 +280,36 @@ def handlers(navigation: Navigation) -> dict[str, Callable[..., Any]]:
         types.WORKSPACE_SYMBOL, "query", "params.query must be a string", router.workspace_symbol
     )
     return routed
+
+
+def _handler(router: Router, relayed: Relayed) -> Callable[..., Any]:
+    method = relayed.method
+    if relayed.scope in ("position", "document"):
+        return _document_relay(router, method, positional=relayed.scope == "position")
+    if relayed.scope == "files":
+        if method in NOTIFICATIONS:
+
+            def done(params: Any) -> None:
+                if not isinstance(params, dict) or not isinstance(params.get("files"), list):
+                    raise _invalid(method, "params.files must be a list")
+                router.files_done(method, params)
+
+            return done
+
+        async def files(params: Any) -> Any:
+            if not isinstance(params, dict) or not isinstance(params.get("files"), list):
+                raise _invalid(method, "params.files must be a list")
+            return _raw(await router.files(method, params))
+
+        return files
+
+    async def follow(params: Any) -> Any:
+        item = params.get("item") if relayed.item and isinstance(params, dict) else params
+        if not isinstance(item, dict):
+            raise _invalid(method, "params.item must be an object" if relayed.item else "params must be an object")
+        return _raw(await router.follow(method, params))
+
+    return follow
 
 
 RawHandler = Callable[[Any], Coroutine[Any, Any, Any]]

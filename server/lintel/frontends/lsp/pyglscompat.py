@@ -45,7 +45,7 @@ def capabilities_with(
     (`lsp_initialize`); the builder and its arguments are what this reproduces."""
     manager = protocol.fm
     server = protocol._server
-    listed = tuple(routes)
+    listed = tuple(r for r in routes if not r.registered)
     options = {r.method: r.options for r in listed if r.options is not None}
     execute = options.pop(types.WORKSPACE_EXECUTE_COMMAND, None)
     commands = list(execute.commands) if isinstance(execute, types.ExecuteCommandOptions) else []

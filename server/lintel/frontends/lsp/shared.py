@@ -26,6 +26,16 @@ ForwardCommand = Callable[[str, Any], Awaitable[Any]]
 RestartServers = Callable[["str | None"], Awaitable[Any]]
 
 
+class RawJson:
+    """A child's result on its way to the editor, serialised by json.dumps as it is: cattrs would otherwise
+    walk it (the JSON-RPC response's `result` is typed Any) — several times slower on a large completion list."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
 def uri_path(uri: str) -> Path | None:
     """The file a `file:` URI names; None for other schemes, and for `%00` (no file has a NUL in its name)."""
     fs = to_fs_path(uri)

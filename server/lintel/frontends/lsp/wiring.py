@@ -17,6 +17,7 @@ from lsprotocol import types
 from lintel.frontends.lsp.advertised import COMMANDS
 from lintel.frontends.lsp.app import LintelServer
 from lintel.frontends.lsp.pyglscompat import quiet_expected_errors
+from lintel.frontends.relay.methods import CHILD_COMMANDS
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.lifecycle import Lifecycle
@@ -61,17 +62,19 @@ def wire(server: LintelServer) -> Lifecycle:
 
     routes = server.routes
     diagnostics = Diagnostics(server)
-    children = navigation.setup(server, diagnostics, own_commands=COMMANDS)
+    # The commands `initialize` named are never registered again for a child.
+    children = navigation.setup(server, diagnostics, own_commands=(*COMMANDS, *CHILD_COMMANDS))
     workers = WorkerPool(WORKERS, report=server.notifier.once)
     atexit.register(workers.kill_all)  # an editor that exits without shutdown leaves no worker behind
     life = lifecycle.setup(server, diagnostics, children, workers)
     docs = documents.setup(server, diagnostics, reload=life.reload, workers=workers)
     handlers = commands.setup(server, diagnostics, forward=children.forward_command, restart=children.restart_servers)
-    actions = codeactions.setup(server, diagnostics, docs, handlers)
+    children.router.formats = docs.formats
+    actions = codeactions.setup(server, diagnostics, docs, handlers, children=children)
     routes.bind("navigation", navigation.handlers(children))
     routes.bind("lifecycle", lifecycle.handlers(life, cancel_requests=routes.cancel_all))
     # The child servers hear of each document message after the document changed, in the editor's order.
-    routes.bind("documents", documents.handlers(docs, follower=children.manager))
+    routes.bind("documents", documents.handlers(docs, follower=children.manager, relay=children.relay))
     routes.bind("commands", {types.WORKSPACE_EXECUTE_COMMAND: handlers.execute})
     routes.bind("codeactions", codeactions.handlers(actions))
     routes.bind("diagnostics", {types.TEXT_DOCUMENT_DIAGNOSTIC: diagnostics.pull})

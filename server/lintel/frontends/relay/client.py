@@ -36,15 +36,20 @@ REQUEST_FAILED = -32803  # LSP: a valid request that could not be carried out
 
 __all__ = ["Answer", "ChildClient", "ChildFailed", "ChildHost", "ChildSpec", "ChildState", "child_capabilities"]
 
-# Refresh requests for features lintel does not relay: acknowledged and dropped.
-IGNORED_REQUESTS = frozenset(
+# Refresh requests of the features lintel relays: passed on to the editor (when it takes them). The others (pull
+# diagnostics, inline values, text document content: lintel asks the children for none of them) are acknowledged.
+REFRESHES = frozenset(
     {
         types.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
         types.WORKSPACE_CODE_LENS_REFRESH,
         types.WORKSPACE_INLAY_HINT_REFRESH,
+        types.WORKSPACE_FOLDING_RANGE_REFRESH,
+    }
+)
+IGNORED_REQUESTS = frozenset(
+    {
         types.WORKSPACE_INLINE_VALUE_REFRESH,
         types.WORKSPACE_DIAGNOSTIC_REFRESH,
-        types.WORKSPACE_FOLDING_RANGE_REFRESH,
         types.WORKSPACE_TEXT_DOCUMENT_CONTENT_REFRESH,
     }
 )
@@ -112,11 +117,18 @@ class ChildHost(Protocol):
 
     def log_message(self, child: ChildClient, params: types.LogMessageParams) -> None: ...
 
+    async def ask_user(self, child: ChildClient, params: types.ShowMessageRequestParams) -> Any:
+        """A question for the user (window/showMessageRequest): the action item chosen, or None."""
+
+    async def refresh(self, child: ChildClient, method: str) -> None:
+        """A refresh request (semantic tokens, code lenses, inlay hints, folding ranges)."""
+
 
 def child_capabilities(editor: types.ClientCapabilities, encoding: Unit) -> types.ClientCapabilities:
     """The editor's capabilities as a child should see them: positions in lintel's encoding only, static
     registration (lintel relays no dynamic registrations), push diagnostics (they are merged into lintel's
-    store), and none of the features lintel does not relay."""
+    store), and none of the features lintel does not relay. The refreshes of the features it relays stay: they are
+    passed on to the editor."""
     converter = get_converter()
     raw: dict[str, Any] = converter.unstructure(editor)
     _drop_dynamic_registration(raw)
@@ -124,17 +136,7 @@ def child_capabilities(editor: types.ClientCapabilities, encoding: Unit) -> type
     raw.pop("notebookDocument", None)
     raw.pop("experimental", None)
     workspace = raw.setdefault("workspace", {})
-    for key in (
-        "didChangeWatchedFiles",
-        "diagnostics",
-        "semanticTokens",
-        "codeLens",
-        "inlayHint",
-        "inlineValue",
-        "foldingRange",
-        "fileOperations",
-        "textDocumentContent",
-    ):
+    for key in ("didChangeWatchedFiles", "diagnostics", "inlineValue", "textDocumentContent"):
         workspace.pop(key, None)
     workspace["workspaceFolders"] = True
     workspace["configuration"] = True  # answered by lintel (relayed when the editor can)
@@ -403,6 +405,8 @@ class ChildClient:
     def _on_request(self, method: str, params: Any) -> Any:
         handler = self._requests.get(method)
         if handler is None:
+            if method in REFRESHES:
+                return self.host.refresh(self, method)
             if method in IGNORED_REQUESTS:
                 return None
             raise RemoteError(f"Method Not Found: {method}", METHOD_NOT_FOUND)
@@ -422,10 +426,9 @@ class ChildClient:
             result = await host.show_document(self, structure(params, types.ShowDocumentParams))
             return self._converter.unstructure(result)
 
-        def show_message_request(params: Any) -> None:
-            # A question lintel cannot put to the user on the child's behalf: logged, no action chosen.
-            asked = structure(params, types.ShowMessageRequestParams)
-            host.show_message(self, types.ShowMessageParams(type=asked.type, message=asked.message))
+        async def show_message_request(params: Any) -> Any:
+            chosen = await host.ask_user(self, structure(params, types.ShowMessageRequestParams))
+            return self._converter.unstructure(chosen) if chosen is not None else None
 
         def register(params: Any) -> None:
             self.registered.update(r.method for r in structure(params, types.RegistrationParams).registrations)

@@ -22,10 +22,14 @@ from lintel.core.positions import Unit, convert_column, split_lines
 _RANGE_KEYS = frozenset(
     {"range", "selectionRange", "targetRange", "targetSelectionRange", "fullRange", "insert", "replace", "editRange"}
 )
+# Keys whose value is a list of Ranges (linked editing ranges, a call's ranges) or of Positions (selection ranges').
+_RANGE_LIST_KEYS = frozenset({"ranges", "fromRanges"})
+_POSITION_LIST_KEYS = frozenset({"positions"})
 # Ranges in the requesting document, whatever uri the enclosing object names (LocationLink's origin).
 _ORIGIN_KEYS = frozenset({"originSelectionRange"})
-# Opaque or textual members: never positions, not worth walking.
-_SKIP_KEYS = frozenset({"data", "contents", "documentation", "label", "detail", "newText", "message", "command"})
+# Opaque or textual members: never positions, not worth walking. (An inlay hint's `label` may be parts with
+# locations: walked; a string is never walked.)
+_SKIP_KEYS = frozenset({"data", "contents", "documentation", "detail", "newText", "message", "command", "tooltip"})
 
 TextSource = Callable[[str], "str | None"]
 LinesSource = Callable[[str], "list[str] | None"]
@@ -122,6 +126,15 @@ class Recoder:
             # completion's editRange / textEdit: {insert: Range, replace: Range}
             self.walk(value, uri, uri)
 
+    def _folding(self, value: dict[str, Any], uri: str) -> None:
+        for line_key, column_key in (("startLine", "startCharacter"), ("endLine", "endCharacter")):
+            self.position_at(value, line_key, column_key, uri)
+
+    def position_at(self, value: dict[str, Any], line_key: str, column_key: str, uri: str) -> None:
+        line, character = value.get(line_key), value.get(column_key)
+        if isinstance(line, int) and isinstance(character, int) and character > 0:
+            value[column_key] = convert_column(self._line(uri, line), character, self.source, self.target)
+
     def walk(self, value: Any, uri: str, origin: str) -> Any:  # noqa: C901 - one branch per LSP shape with ranges
         """Convert every range below `value`; `uri` is the document they are in until a nested object names
         another (Location.uri, LocationLink.targetUri, TextDocumentEdit.textDocument, WorkspaceEdit.changes);
@@ -141,10 +154,21 @@ class Recoder:
             here = own
         elif isinstance(document, dict) and isinstance(document.get("uri"), str):
             here = document["uri"]
+        if "startLine" in value and "endLine" in value:  # a folding range: lines and optional columns
+            self._folding(value, here)
         for key, member in value.items():
             if key in _SKIP_KEYS or not isinstance(member, (dict, list)):
                 continue
-            if key in _RANGE_KEYS:
+            if key in _RANGE_LIST_KEYS and isinstance(member, list):
+                # An incoming call's ranges are in the caller's document (`from`), not the one asked about.
+                caller = value.get("from")
+                where = caller["uri"] if key == "fromRanges" and isinstance(caller, dict) and "uri" in caller else here
+                for item in member:
+                    self.range(item, where)
+            elif key in _POSITION_LIST_KEYS and isinstance(member, list):
+                for item in member:
+                    self.position(item, here)
+            elif key in _RANGE_KEYS:
                 self.range(member, here)
             elif key in _ORIGIN_KEYS:
                 self.range(member, origin)
