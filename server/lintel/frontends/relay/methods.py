@@ -80,21 +80,9 @@ RELAYED: tuple[Relayed, ...] = (
     Relayed(_T.TEXT_DOCUMENT_FOLDING_RANGE, "folding_range_provider", "document"),
     Relayed(_T.TEXT_DOCUMENT_SELECTION_RANGE, "selection_range_provider", "document"),
     Relayed(_T.TEXT_DOCUMENT_DOCUMENT_LINK, "document_link_provider", "document", follow_up=_T.DOCUMENT_LINK_RESOLVE),
-    Relayed(
-        _T.TEXT_DOCUMENT_DOCUMENT_COLOR,
-        "color_provider",
-        "document",
-        empty=[],
-        static=False,
-        client="text_document.color_provider",
-    ),
-    Relayed(
-        _T.TEXT_DOCUMENT_COLOR_PRESENTATION,
-        "color_provider",
-        "document",
-        empty=[],
-        static=False,
-        client="text_document.color_provider",
+    *(  # a color provider answers both; their results may not be null
+        Relayed(m, "color_provider", "document", empty=[], static=False, client="text_document.color_provider")
+        for m in (_T.TEXT_DOCUMENT_DOCUMENT_COLOR, _T.TEXT_DOCUMENT_COLOR_PRESENTATION)
     ),
     Relayed(
         _T.TEXT_DOCUMENT_INLINE_VALUE,
