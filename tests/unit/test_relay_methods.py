@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from lintel.frontends.lsp import navigation
-from lintel.frontends.lsp.advertised import COMMANDS, FIX_ALL_KIND, ROUTES, advertised
+from lintel.frontends.lsp.advertised import COMMANDS, FIX_ALL_KIND, ROUTES
 from lintel.frontends.lsp.app import LintelServer
 from lintel.frontends.lsp.diagnostics import Diagnostics
 from lintel.frontends.lsp.navigation import Navigation, ServerHooks
@@ -77,9 +77,7 @@ def file_operation_taken(client: str, relayed: Any) -> bool:
 def test_static_methods_are_advertised_and_the_others_are_not(client: str) -> None:
     answer = as_child(initialize_answer(client))
     for relayed in RELAYED:
-        if not relayed.static:
-            assert not supports(answer, relayed.method), relayed.method
-        elif relayed.scope == "files" and not file_operation_taken(client, relayed):
+        if not relayed.static or (relayed.scope == "files" and not file_operation_taken(client, relayed)):
             assert not supports(answer, relayed.method), relayed.method
         else:
             assert supports(answer, relayed.method), relayed.method
@@ -249,6 +247,8 @@ async def test_commands_named_at_initialize_are_never_registered_again() -> None
     hooks.started(offering("go", "/w/b", execute_command_provider=types.ExecuteCommandOptions(commands=again)))
     first, second = await server.settled()
     assert {first.method, second.method} == {types.WORKSPACE_EXECUTE_COMMAND}
+    assert isinstance(first.register_options, types.ExecuteCommandRegistrationOptions)
+    assert isinstance(second.register_options, types.ExecuteCommandRegistrationOptions)
     assert first.register_options.commands == ["gopls.new_thing", "gopls.other_new"]
     assert second.register_options.commands == ["gopls.third"]
     assert first.id != second.id
