@@ -197,7 +197,7 @@ async def test_a_failing_or_slow_child_is_left_out(monkeypatch: pytest.MonkeyPat
 
 async def test_no_child_concerned_is_a_null_edit() -> None:
     setup, go, web, py = await three_children()
-    files = [rename("docs/a.md", "docs/b.md")]
+    files = [rename("notes/a.md", "notes/b.md")]
     assert await setup.router.files(types.WORKSPACE_WILL_RENAME_FILES, {"files": files}) is None
     assert await setup.router.files(types.WORKSPACE_WILL_DELETE_FILES, {"files": files}) is None
     assert go.asked == web.asked == py.asked == []
