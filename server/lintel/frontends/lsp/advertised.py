@@ -84,6 +84,21 @@ PULL_DIAGNOSTICS = types.DiagnosticOptions(
 )
 
 
+def registers_commands(capabilities: types.ClientCapabilities) -> bool:
+    execute = capabilities.workspace.execute_command if capabilities.workspace is not None else None
+    return execute is not None and bool(execute.dynamic_registration)
+
+
+def _commands_for(capabilities: types.ClientCapabilities) -> types.ExecuteCommandOptions:
+    """lintel's commands, and the default servers' for a client that runs only what `initialize` names (Neovim). A
+    client that registers commands dynamically gets a child's when it starts (navigation.py): VS Code makes each
+    command of `initialize` a command of its own, which would clash with another extension running that server
+    (vscode-go's gopls.*, the basedpyright extension's)."""
+    if registers_commands(capabilities):
+        return types.ExecuteCommandOptions(commands=list(COMMANDS))
+    return types.ExecuteCommandOptions(commands=[*COMMANDS, *methods.CHILD_COMMANDS])
+
+
 def wants_pull(capabilities: types.ClientCapabilities) -> bool:
     """Pull diagnostics for clients that can both pull and be told to re-pull (refresh); push otherwise (never
     both: a client that got pushed and pulled lists would show every diagnostic twice)."""
@@ -131,6 +146,11 @@ class Route:
     raw: bool = False
     when: Callable[[types.ClientCapabilities], bool] | None = None
     registered: bool = False  # served, but told to the editor by registration once a child offers it, not advertised
+    # The options for a client with these capabilities, where they differ by client (else `options`).
+    options_for: Callable[[types.ClientCapabilities], Any] | None = None
+
+    def options_of(self, capabilities: types.ClientCapabilities) -> Any:
+        return self.options_for(capabilities) if self.options_for is not None else self.options
 
 
 ROUTES: tuple[Route, ...] = (
@@ -153,6 +173,7 @@ ROUTES: tuple[Route, ...] = (
         types.WORKSPACE_EXECUTE_COMMAND,
         "commands",
         types.ExecuteCommandOptions(commands=[*COMMANDS, *methods.CHILD_COMMANDS]),
+        options_for=_commands_for,
     ),
     *_relayed_routes(),
 )

@@ -46,7 +46,7 @@ def capabilities_with(
     manager = protocol.fm
     server = protocol._server
     listed = tuple(r for r in routes if not r.registered)
-    options = {r.method: r.options for r in listed if r.options is not None}
+    options = {r.method: o for r in listed if (o := r.options_of(params.capabilities)) is not None}
     execute = options.pop(types.WORKSPACE_EXECUTE_COMMAND, None)
     commands = list(execute.commands) if isinstance(execute, types.ExecuteCommandOptions) else []
     capabilities: types.ServerCapabilities = ServerCapabilitiesBuilder(

@@ -62,8 +62,7 @@ def wire(server: LintelServer) -> Lifecycle:
 
     routes = server.routes
     diagnostics = Diagnostics(server)
-    # The commands `initialize` named are never registered again for a child.
-    children = navigation.setup(server, diagnostics, own_commands=(*COMMANDS, *CHILD_COMMANDS))
+    children = navigation.setup(server, diagnostics, own_commands=COMMANDS)
     workers = WorkerPool(WORKERS, report=server.notifier.once)
     atexit.register(workers.kill_all)  # an editor that exits without shutdown leaves no worker behind
     life = lifecycle.setup(server, diagnostics, children, workers)
