@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from lintel.frontends.lsp import navigation
-from lintel.frontends.lsp.advertised import COMMANDS, FIX_ALL_KIND, ROUTES
+from lintel.frontends.lsp.advertised import COMMANDS, FIX_ALL_KIND, ROUTES, registers_commands
 from lintel.frontends.lsp.app import LintelServer
 from lintel.frontends.lsp.diagnostics import Diagnostics
 from lintel.frontends.lsp.navigation import Navigation, ServerHooks
@@ -112,12 +112,19 @@ def test_code_action_kinds_are_the_childrens_and_lintels_fix_all(client: str) ->
     assert provider.resolve_provider is True
 
 
-@pytest.mark.parametrize("client", CLIENTS)
-def test_commands_are_lintels_then_the_default_servers_once_each(client: str) -> None:
-    provider = initialize_answer(client).execute_command_provider
+def test_commands_are_lintels_then_the_default_servers_once_each_for_a_client_that_cannot_register() -> None:
+    provider = initialize_answer("neovim").execute_command_provider
     assert provider is not None
     assert provider.commands == [*COMMANDS, *CHILD_COMMANDS]
     assert len(provider.commands) == len(set(provider.commands))
+
+
+def test_a_client_that_registers_commands_is_told_only_of_lintels_at_initialize() -> None:
+    """VS Code makes each command `initialize` names its own: the children's come by registration (ServerHooks)."""
+    assert registers_commands(client_capabilities("visual-studio-code"))
+    provider = initialize_answer("visual-studio-code").execute_command_provider
+    assert provider is not None
+    assert provider.commands == list(COMMANDS)
 
 
 def test_the_table_names_each_method_once() -> None:
@@ -238,9 +245,11 @@ async def test_a_childs_file_operations_are_registered_with_its_own_filters() ->
 
 
 async def test_commands_named_at_initialize_are_never_registered_again() -> None:
+    """wiring.py: lintel's own; a client that registers commands was told of no child's at initialize (VS Code),
+    so the default servers' are registered like any other child's."""
     server = RegisteringServer(client_capabilities("visual-studio-code"))
-    hooks = ServerHooks(server, own_commands=(*COMMANDS, *CHILD_COMMANDS))  # type: ignore[arg-type]
-    offered = ["gopls.tidy", COMMANDS[0], "gopls.new_thing", "gopls.other_new"]
+    hooks = ServerHooks(server, own_commands=COMMANDS)  # type: ignore[arg-type]
+    offered = ["gopls.tidy", COMMANDS[0], "gopls.new_thing"]
     hooks.started(offering("go", "/w/a", execute_command_provider=types.ExecuteCommandOptions(commands=offered)))
     # Another gopls offers the same commands, and one more.
     again = [*offered, "gopls.third"]
@@ -249,7 +258,7 @@ async def test_commands_named_at_initialize_are_never_registered_again() -> None
     assert {first.method, second.method} == {types.WORKSPACE_EXECUTE_COMMAND}
     assert isinstance(first.register_options, types.ExecuteCommandRegistrationOptions)
     assert isinstance(second.register_options, types.ExecuteCommandRegistrationOptions)
-    assert first.register_options.commands == ["gopls.new_thing", "gopls.other_new"]
+    assert first.register_options.commands == ["gopls.tidy", "gopls.new_thing"]
     assert second.register_options.commands == ["gopls.third"]
     assert first.id != second.id
     assert {"gopls.tidy", "gopls.new_thing", "gopls.third"} <= hooks.child_commands
