@@ -460,3 +460,16 @@ def test_utf16_and_utf8_columns_round_trip_on_multibyte_lines() -> None:
     assert there["children"][0]["range"] == span(0, 4, 11)
     back = Recoder("utf-8", "utf-16", LINES.get).walk(there, GO, GO)
     assert back == value
+
+
+async def test_a_bare_range_answer_is_recounted() -> None:
+    """prepareRename may answer a Range itself (no `range` key around it)."""
+    setup = Setup(editor="utf-8", child="utf-16")
+    go = await setup.child("api/a.go")
+    go._capabilities = types.ServerCapabilities(rename_provider=types.RenameOptions(prepare_provider=True))
+    go.answers[types.TEXT_DOCUMENT_PREPARE_RENAME] = lambda: span(0, 10, 14)
+    assert await setup.router.forward(types.TEXT_DOCUMENT_PREPARE_RENAME, at(GO, 13), GO) == span(0, 13, 17)
+    assert go.asked[0][1]["position"] == {"line": 0, "character": 10}
+    go.answers[types.TEXT_DOCUMENT_PREPARE_RENAME] = lambda: {"range": span(0, 10, 14), "placeholder": "name"}
+    wrapped = await setup.router.forward(types.TEXT_DOCUMENT_PREPARE_RENAME, at(GO, 13), GO)
+    assert wrapped == {"range": span(0, 13, 17), "placeholder": "name"}
