@@ -17,7 +17,6 @@ from lsprotocol import types
 from lintel.frontends.lsp.advertised import COMMANDS
 from lintel.frontends.lsp.app import LintelServer
 from lintel.frontends.lsp.pyglscompat import quiet_expected_errors
-from lintel.frontends.relay.methods import CHILD_COMMANDS
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.lifecycle import Lifecycle
