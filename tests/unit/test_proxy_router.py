@@ -83,7 +83,11 @@ class ScriptedChild:
 
     def send(self, method: str, params: Any, on_answer: Any) -> Any:
         self.asked.append((method, params))
-        on_answer(self.answers.get(method), None)
+        answer = self.answers.get(method)
+        if isinstance(answer, BaseException):
+            on_answer(None, answer)
+        else:
+            on_answer(answer() if callable(answer) else answer, None)
         return lambda: None
 
     def notify(self, method: str, params: Any) -> None:

@@ -76,6 +76,11 @@ class LineCache:
         return lines
 
 
+def _is_range(value: dict[str, Any]) -> bool:
+    start, end = value.get("start"), value.get("end")
+    return isinstance(start, dict) and isinstance(end, dict) and "line" in start and "line" in end
+
+
 def disk_text(uri: str) -> str | None:
     path = to_fs_path(uri)
     if path is None:
@@ -154,6 +159,9 @@ class Recoder:
             here = own
         elif isinstance(document, dict) and isinstance(document.get("uri"), str):
             here = document["uri"]
+        if _is_range(value):  # a Range as the answer itself (prepareRename's may be)
+            self.range(value, here)
+            return value
         if "startLine" in value and "endLine" in value:  # a folding range: lines and optional columns
             self._folding(value, here)
         for key, member in value.items():

@@ -114,20 +114,22 @@ def merge_edits(edits: list[Any]) -> Any:
         return None
     if len(present) == 1:
         return present[0]
+    annotations: dict[str, Any] = {}
+    for edit in present:
+        annotations.update(edit.get("changeAnnotations") or {})
+    merged: dict[str, Any] = {"changeAnnotations": annotations} if annotations else {}
     if not any("documentChanges" in e for e in present):
         changes: dict[str, list[Any]] = {}
         for edit in present:
             for uri, text_edits in edit["changes"].items():
                 changes.setdefault(uri, []).extend(text_edits)
-        return {"changes": changes}
+        return {"changes": changes, **merged}
     document_changes: list[Any] = []
-    annotations: dict[str, Any] = {}
     for edit in present:
-        document_changes.extend(edit.get("documentChanges") or ())
-        for uri, text_edits in (edit.get("changes") or {}).items():
+        if edit.get("documentChanges"):
+            # Its `changes`, if any, are the same edits for clients without documentChanges: not applied twice.
+            document_changes.extend(edit["documentChanges"])
+            continue
+        for uri, text_edits in edit["changes"].items():
             document_changes.append({"textDocument": {"uri": uri, "version": None}, "edits": text_edits})
-        annotations.update(edit.get("changeAnnotations") or {})
-    merged: dict[str, Any] = {"documentChanges": document_changes}
-    if annotations:
-        merged["changeAnnotations"] = annotations
-    return merged
+    return {"documentChanges": document_changes, **merged}

@@ -259,9 +259,10 @@ class Router:
             child = await self.manager.child_for(uri)
         if relayed.item:
             uri = item["uri"] if isinstance(item.get("uri"), str) else uri
-        original = unmarked(item) if marker is not None else item
         if child is None or not supports(child, method):
-            return empty_answer(method) if relayed.item else original
+            # A resolve's item kept as the editor has it: its marker still names the child once it runs again.
+            return empty_answer(method) if relayed.item else item
+        original = unmarked(item) if marker is not None else item
         sent = {**params, "item": original} if relayed.item else original
         result = await child.request(method, self._to_child(child, sent, uri))
         result = self._to_editor(child, result, uri)
