@@ -7,6 +7,7 @@ lens run (gopls's "run test"). Lintel relays each request to the file's child se
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -261,7 +262,7 @@ def test_typescript_semantic_tokens_highlight(neovim: Neovim, tmp_path: Path) ->
 RUN_TEST_LENS = (
     ONLY_LINTEL
     + """
-local buf = T.edit('greet_test.go')
+local buf = T.edit(T.args.file)
 local client = only_lintel(buf)
 local heard = {}
 local function hear(kind, text) table.insert(heard, { kind = kind, text = text }) end
@@ -308,10 +309,12 @@ vim.lsp.codelens.run()
 local function ran()
   return vim.iter(T.args.expect):all(function(want)
     return vim.iter(heard):any(function(h) return h.kind == want[1] and h.text:find(want[2], 1, true) ~= nil end)
+  end) and vim.iter(T.args.notified):all(function(want)
+    return vim.iter(T.notifications):any(function(n) return vim.startswith(n.message, want) end)
   end)
 end
 if not vim.wait(180000, ran, 100) then
-  error('gopls did not say the test passed; heard: ' .. vim.inspect(heard))
+  error('gopls did not say how the test went; heard: ' .. vim.inspect(heard))
 end
 return { lens = { title = lens.command.title, command = lens.command.command, arguments = lens.command.arguments },
          heard = heard, titles = titles, lenses = lenses }
@@ -321,27 +324,58 @@ return { lens = { title = lens.command.title, command = lens.command.command, ar
 GOPLS_LENSES = "require('lintel').setup({ lsp = { settings = { gopls = { codelenses = { test = true } } } } })"
 
 
-def test_gopls_run_test_lens_runs_the_test(neovim: Neovim, tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class LensRun:
+    file: str
+    test: str
+    heard: list[list[str]]  # [kind, text] Neovim must hear, in any order
+    notified: list[str]  # what vim.notify must show
+
+
+LENS_RUNS = {
+    "passes": LensRun(
+        "greet_test.go",
+        "TestGreeting",
+        # `go test -v`'s output as progress, then gopls's "all tests passed": an Info window/showMessage, shown
+        # because it answers the command the user gave (other Info messages of a child go to the log).
+        [
+            ["progress:begin", "gopls: Running go test"],
+            ["progress:report", "--- PASS: TestGreeting"],
+            ["window/showMessage", "gopls: all tests passed"],
+            ["progress:end", "completed"],
+        ],
+        ["LSP[lintel] gopls: all tests passed"],
+    ),
+    "fails": LensRun(
+        "sub/calc_test.go",
+        "TestScale",
+        # The failures as an Info message, and the command's error (Neovim says which server answered it).
+        [
+            ["progress:report", "--- FAIL: TestScale"],
+            ["window/showMessage", "gopls: 1 / 1 tests failed"],
+            ["progress:end", "failed"],
+        ],
+        ["LSP[lintel] gopls: 1 / 1 tests failed", "lintel: -32603: gopls.test command failed"],
+    ),
+}
+
+
+@pytest.mark.parametrize("outcome", LENS_RUNS)
+def test_gopls_run_test_lens_runs_the_test(neovim: Neovim, tmp_path: Path, outcome: str) -> None:
+    case = LENS_RUNS[outcome]
     require_tool("go")
     require_tool("gopls")
     root = workspace("go", tmp_path)
-    line = line_of(root / "greet_test.go", "func TestGreeting(")
-    # What gopls says of a passing run: `go test -v`'s output as progress, then "all tests passed" (a
-    # window/showMessage of type Info, which lintel passes on as the editor's window/logMessage).
-    expect = [
-        ["progress:begin", "gopls: Running go test"],
-        ["progress:report", "--- PASS: TestGreeting"],
-        ["window/logMessage", "gopls: all tests passed"],
-        ["progress:end", "completed"],
-    ]
+    line = line_of(root / case.file, f"func {case.test}(")
+    args = {"file": case.file, "line": line, "expect": case.heard, "notified": case.notified}
 
-    run = neovim.run(RUN_TEST_LENS, root, {"line": line, "expect": expect}, setup=GOPLS_LENSES)
+    run = neovim.run(RUN_TEST_LENS, root, args, setup=GOPLS_LENSES)
 
     seen = run.result
     assert seen["lens"]["title"] == "run test"
     assert seen["lens"]["command"] == "gopls.run_tests"
-    assert seen["lens"]["arguments"][0]["Tests"] == ["TestGreeting"]
+    assert seen["lens"]["arguments"][0]["Tests"] == [case.test]
     assert not seen["titles"] or "run test" in seen["titles"]  # with several lenses on the line, it was picked
     assert {"line": line, "title": "run test"} in seen["lenses"]
-    assert not [h for h in seen["heard"] if "FAIL" in h["text"]]
-    assert not [n for n in run.notifications if n["level"] >= 3], run.notifications  # no error, no warning
+    shown = [n["message"].split("\n")[0] for n in run.notifications]
+    assert shown == case.notified

@@ -4,8 +4,10 @@ edits to apply, documents to show, questions for the user, progress, refreshes, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -56,6 +58,7 @@ class EditorBridge:
         self._progress: dict[tuple[str, str | int], _Progress] = {}  # by (child, child's token)
         self._created = itertools.count(1)
         self._refreshing: set[str] = set()  # refresh requests on their way to the editor
+        self._commanding: dict[str, int] = {}  # by child: the editor's commands it is running
         # Documents' lines as the editor has them (the open buffer, else the file), for re-counting columns.
         self.lines = LineCache(self.open_text)
         self._converter = get_converter()
@@ -174,12 +177,28 @@ class EditorBridge:
         self._diagnostics.put(uri, channel, diagnostics)
 
     def show_message(self, child: ChildClient, params: types.ShowMessageParams) -> None:
-        """A pop-up at the child's own type, once per text, only when it is for the user; else the log."""
+        """A pop-up at the child's own type, once per text, only when it is for the user; else the log. While the
+        child runs a command the user gave, its Info messages are that command's outcome (gopls's "all tests
+        passed" after a "run test" lens): shown every time."""
         message = f"{child.name}: {params.message}"
         if shown(params.type, params.message, child.spec.chatter):
             self._server.notifier.once(f"child-message:{child.spec.id}:{params.message}", message, params.type)
+        elif params.type == types.MessageType.Info and child.spec.id in self._commanding:
+            self._server.notifier.log(message, params.type)
+            self._server.window_show_message(types.ShowMessageParams(type=params.type, message=message))
         else:
             self._server.notifier.log(message, params.type)
+
+    @contextlib.contextmanager
+    def running_command(self, child_id: str) -> Iterator[None]:
+        """Around a command of the editor's that a child runs; its messages arrive before its answer."""
+        self._commanding[child_id] = self._commanding.get(child_id, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._commanding.pop(child_id) - 1
+            if left:
+                self._commanding[child_id] = left
 
     async def show_document(self, child: ChildClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult:
         """A child asks to show a document (gopls after some commands, a link to documentation): relayed to an

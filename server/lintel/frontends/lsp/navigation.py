@@ -254,7 +254,8 @@ class Navigation:
                     message=f"{command}: the language server that offers it is not running", code=REQUEST_FAILED
                 )
             return NOT_FORWARDED
-        return _raw(await self.router.execute_command(child, command, arguments))
+        with self.bridge.running_command(child.spec.id):
+            return _raw(await self.router.execute_command(child, command, arguments))
 
 
 def setup(server: LintelServer, diagnostics: Diagnostics, own_commands: Collection[str]) -> Navigation:
