@@ -71,7 +71,8 @@ ORGANIZE_IMPORTS = (
     + """
 local buf = T.edit('shout.go')
 local client = only_lintel(buf)
--- Which requests Neovim makes: it resolves the action (codeAction/resolve) before applying it.
+-- Which requests Neovim makes: an action without both an edit and a command is resolved (codeAction/resolve,
+-- which lintel sends back to gopls by the action's marker) before it is applied.
 local asked = {}
 local request = client.request
 client.request = function(self, method, ...)
