@@ -71,7 +71,7 @@ initializationOptions, so both sides answer those with none (still a round trip 
   lintel's `data` wrapper (relay/marks.py) taken off its items first.
 
 Section `tokens` — a generated file of `--token-lines` lines (default 5,000; TypeScript for tsserver, Rust for
-rust-analyzer, declared in lib.rs; one line in five has é or 🍰 before more tokens) in a copy of the fixture;
+rust-analyzer, declared in lib.rs; about one line in six has é or 🍰 before more tokens) in a copy of the fixture;
 textDocument/semanticTokens/full, `--token-rounds` per side, alternating. For a server with deltas (rust-analyzer),
 then rounds of: the same one-line edit sent to both sides (incremental), then semanticTokens/full/delta with the
 resultId each side last got. The client says it cannot refresh semantic tokens (rust-analyzer forgets its tokens at
