@@ -9,6 +9,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 WORKSPACES = REPO / "tests" / "workspaces"
@@ -158,3 +159,180 @@ def position(root: Path, ask: Ask, encoding: str) -> dict[str, int]:
                 raise ValueError(f"no {ask.symbol!r} on {text!r}")
             return {"line": number, "character": columns(text, found.start(), encoding)}
     raise ValueError(f"no line containing {ask.line_contains!r} in {ask.file}")
+
+
+# -- the relayed method classes (bench/navigation.py --sections methods) ----------------------------------------
+
+RELAYED_METHODS = (
+    "textDocument/codeLens",
+    "textDocument/foldingRange",
+    "textDocument/selectionRange",
+    "textDocument/documentLink",
+    "textDocument/inlayHint",
+    "textDocument/prepareCallHierarchy",
+)
+# The child capability each of them needs (its ServerCapabilities member, as JSON).
+PROVIDERS = {
+    "textDocument/codeLens": "codeLensProvider",
+    "textDocument/foldingRange": "foldingRangeProvider",
+    "textDocument/selectionRange": "selectionRangeProvider",
+    "textDocument/documentLink": "documentLinkProvider",
+    "textDocument/inlayHint": "inlayHintProvider",
+    "textDocument/prepareCallHierarchy": "callHierarchyProvider",
+    "textDocument/semanticTokens/full": "semanticTokensProvider",
+}
+
+
+@dataclass(frozen=True)
+class DocAsk:
+    """A request about a whole document (code lenses, folding, links, inlay hints over all of it) or, with a
+    symbol, at a position in it (selection ranges, call hierarchy)."""
+
+    method: str
+    file: str
+    line_contains: str = ""
+    symbol: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.method.rsplit('/', 1)[1]} {self.file}" + (f":{self.symbol}" if self.symbol else "")
+
+    def params(self, root: Path, encoding: str) -> dict[str, Any]:
+        path = root / self.file
+        params: dict[str, Any] = {"textDocument": {"uri": path.as_uri()}}
+        where = Ask(self.method, self.file, self.line_contains, self.symbol)
+        if self.method == "textDocument/inlayHint":
+            lines = path.read_text(encoding="utf-8").count("\n")
+            params["range"] = {"start": {"line": 0, "character": 0}, "end": {"line": lines + 1, "character": 0}}
+        elif self.method == "textDocument/selectionRange":
+            params["positions"] = [position(root, where, encoding)]
+        elif self.symbol:
+            params["position"] = position(root, where, encoding)
+        return params
+
+
+RELAYED_ASKS: dict[str, tuple[DocAsk, ...]] = {
+    "gopls": (
+        DocAsk("textDocument/codeLens", "greet_test.go"),
+        DocAsk("textDocument/foldingRange", "greet.go"),
+        DocAsk("textDocument/selectionRange", "label.go", "é 🍰", "Greeting"),
+        DocAsk("textDocument/documentLink", "greet.go"),
+        DocAsk("textDocument/inlayHint", "greet.go"),
+        DocAsk("textDocument/prepareCallHierarchy", "label.go", "é 🍰", "Greeting"),
+    ),
+    "tsserver": (
+        DocAsk("textDocument/codeLens", "src/api.ts"),
+        DocAsk("textDocument/foldingRange", "src/api.ts"),
+        DocAsk("textDocument/selectionRange", "src/labels.ts", "é 🍰", "describe"),
+        DocAsk("textDocument/documentLink", "src/api.ts"),
+        DocAsk("textDocument/inlayHint", "src/labels.ts"),
+        DocAsk("textDocument/prepareCallHierarchy", "src/labels.ts", "é 🍰", "describe"),
+    ),
+}
+
+# What the editor answers the servers' workspace/configuration with, by section, on both sides (lintel relays a
+# child's question to the editor). gopls leaves code lenses, inlay hints and semantic tokens off without them.
+SETTINGS: dict[str, Any] = {
+    "gopls": {
+        "codelenses": {"test": True, "generate": True, "tidy": True},
+        "hints": {
+            "assignVariableTypes": True,
+            "compositeLiteralFields": True,
+            "compositeLiteralTypes": True,
+            "constantValues": True,
+            "functionTypeParameters": True,
+            "parameterNames": True,
+            "rangeVariableTypes": True,
+        },
+        "semanticTokens": True,
+    },
+}
+
+
+# -- semantic tokens of a generated file (bench/navigation.py --sections tokens) ---------------------------------
+
+
+@dataclass(frozen=True)
+class TokenWorkload:
+    name: str
+    workspace: str
+    language: str
+    binary: str
+    file: str  # the generated file, relative to the workspace copy
+    edit_line: int  # the line a round with an edit changes: "é 🍰" on it becomes "é 🍰 edited", and back
+
+
+TOKEN_WORKLOADS: dict[str, TokenWorkload] = {
+    "tsserver": TokenWorkload("tsserver", "node", "node", "typescript-language-server", "src/generated.ts", 8),
+    "rust-analyzer": TokenWorkload("rust-analyzer", "rust", "rust", "rust-analyzer", "src/generated.rs", 9),
+}
+
+
+def typescript_source(lines: int) -> str:
+    """About `lines` lines of TypeScript: interfaces, classes, functions and calls, one line in five with é or 🍰
+    before more tokens on it (columns differ between UTF-8 and UTF-16 there)."""
+    out = ["// Generated by bench/nav_workloads.py: semantic tokens of a long file.", ""]
+    block = 0
+    while len(out) + 14 <= lines:
+        n = block
+        out += [
+            f"export interface Record{n} {{",
+            "  id: number;",
+            "  readonly name: string;",
+            "}",
+            f"export class Store{n} {{",
+            f"  private items: Record{n}[] = [];",
+            f'  label = "é 🍰 {n}"; count = this.items.length; static shared = Math.max(1, {n});',
+            f"  add(item: Record{n}): number {{ return this.items.push(item); }}",
+            "}",
+            f"export function make{n}(id: number, name: string): Record{n} {{",
+            '  const prefix = "café"; const record = { id, name: `${prefix} ${name}` }; return record;',
+            "}",
+            f'export const store{n} = new Store{n}(); store{n}.add(make{n}({n}, "é"));',
+            "",
+        ]
+        block += 1
+    out += [""] * (lines - len(out))
+    return "\n".join(out) + "\n"
+
+
+def rust_source(lines: int) -> str:
+    """About `lines` lines of Rust in the same spirit: structs, impls, functions, macros, non-ASCII strings."""
+    out = ["//! Generated by bench/nav_workloads.py: semantic tokens of a long file.", ""]
+    block = 0
+    while len(out) + 15 <= lines:
+        n = block
+        out += [
+            "#[derive(Debug, Clone, PartialEq)]",
+            f"pub struct Record{n} {{",
+            "    pub id: u32,",
+            "    pub name: String,",
+            "}",
+            "",
+            f"impl Record{n} {{",
+            '    pub fn label(&self) -> String { let cake = "é 🍰"; format!("{cake} {}", self.name) }',
+            "    pub fn bump(&mut self, by: u32) -> u32 {",
+            "        self.id += by;",
+            "        self.id",
+            "    }",
+            "}",
+            f'pub fn make{n}(id: u32) -> Record{n} {{ Record{n} {{ id, name: String::from("café") }} }}',
+            "",
+        ]
+        block += 1
+    out += [""] * (lines - len(out))
+    return "\n".join(out) + "\n"
+
+
+def generate_token_file(workload: TokenWorkload, root: Path, lines: int) -> Path:
+    """The generated file written into the workspace copy (a Rust module declared in lib.rs)."""
+    path = root / workload.file
+    if workload.name == "rust-analyzer":
+        path.write_text(rust_source(lines), encoding="utf-8")
+        lib = root / "src" / "lib.rs"
+        text = lib.read_text(encoding="utf-8")
+        if "pub mod generated;" not in text:
+            lib.write_text(text.replace("pub mod shapes;", "pub mod shapes;\npub mod generated;", 1), encoding="utf-8")
+    else:
+        path.write_text(typescript_source(lines), encoding="utf-8")
+    return path

@@ -1,9 +1,12 @@
 """Navigation through lintel against the same language server asked directly: the same
-definition, hover and references requests, sent by the same minimal JSON-RPC client to both, measured side by side.
+definition, hover and references requests, sent by the same minimal JSON-RPC client to both, measured side by side;
+then the other relayed method classes and the semantic tokens of a long file, measured the same way.
 
     python bench/navigation.py [--requests N] [--json FILE] [--servers pyright,gopls,tsserver] [--clients vscode,neovim]
+                               [--sections nav,methods,tokens] [--method-requests N] [--token-rounds N]
 
-Informational only: not part of the test suite, nothing here asserts on time. About 2½ minutes on 2 cores.
+Informational only: not part of the test suite, nothing here asserts on time. About 2½ minutes on 2 cores for `nav`,
+a few more for `methods` and `tokens` (rust-analyzer analyses the long file on every request).
 
 How it runs. For each server (pyright = basedpyright-langserver, gopls, tsserver = typescript-language-server) and
 each client profile, two sessions are started on one private copy of the fixture workspace (tests/workspaces/...):
@@ -54,10 +57,34 @@ What each number means:
   (lintel's navigation requests bypass it, see lintel.runtime.wire), the extra process, and lintel's own relay work. The
   stand-ins are this script: `python bench/navigation.py --serve MODE`.
 
+Section `methods` — code lenses, folding ranges, selection ranges, document links, inlay hints and call hierarchy
+(prepareCallHierarchy), of gopls and tsserver (bench/nav_workloads.py RELAYED_ASKS; a method the server does not
+offer is named, not measured), `--method-requests` per method and side, alternating as above, after `--warmup`
+untimed ones. The editor answers workspace/configuration with nav_workloads.SETTINGS on both sides (lintel relays
+gopls's question to it): gopls's code lenses and inlay hints are off without them. tsserver takes its code lens and
+inlay hint preferences from the editor's didChangeConfiguration (which lintel keeps for itself) or its
+initializationOptions, so both sides answer those with none (still a round trip to tsserver each).
+
+- **added med / p90** — median(lintel) − median(direct), and the same of the p90s. Target ≤ 1 ms (median).
+- **paired med / p90** — of the per-pair differences (each lintel request minus the direct one beside it).
+- **items** — how many items the direct answer had (a range chain counts one). Responses compared as above, with
+  lintel's `data` wrapper (relay/marks.py) taken off its items first.
+
+Section `tokens` — a generated file of `--token-lines` lines (default 5,000; TypeScript for tsserver, Rust for
+rust-analyzer, declared in lib.rs; about one line in six has é or 🍰 before more tokens) in a copy of the fixture;
+textDocument/semanticTokens/full, `--token-rounds` per side, alternating. For a server with deltas (rust-analyzer),
+then rounds of: the same one-line edit sent to both sides (incremental), then semanticTokens/full/delta with the
+resultId each side last got. The client says it cannot refresh semantic tokens (rust-analyzer forgets its tokens at
+every change otherwise, and answers a delta with all of them). Target ≤ 2 ms added (median). Printed beside it:
+tokens and answer sizes, lintel's CPU per full answer, how many deltas came back whole, the tokens of both sides
+decoded and compared (position in code points, type name, the modifiers lintel's legend has) every tenth round, and
+lintel's own steps on one full answer timed in this process: parsing the child's message, the legend remap, the
+column re-count (Neovim, child in UTF-16), encoding the answer.
+
 PASS/MISS compares with the targets; on a shared machine read the load averages printed with the table: latencies
 move with load, and the sequential alternation and the D-L-R-R-L-D rounds keep the sides comparable, not absolute.
-`--profile DIR` runs lintel under cProfile (DIR/<server>-<client>.prof, top functions printed; the timings of such a
-run are not representative).
+`--profile DIR` runs lintel under cProfile (DIR/<server>-<client>.prof, methods-… and tokens-… for the sections; top
+functions printed; the timings of such a run are not representative).
 """
 
 from __future__ import annotations
@@ -65,6 +92,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import copy
 import itertools
 import json
 import math
@@ -88,18 +116,40 @@ from urllib.parse import unquote, urlparse
 from lintel import __version__ as lintel_version
 from lintel.engine.servers import resolve_command, server_root
 from lintel.frontends.relay.client import child_capabilities
+from lintel.frontends.relay.tokens import Remap, recode_full, remap_full
 from lintel.languages import LANGUAGES, ServerSpec
+from lintel.runtime.wire import encode
 from lsprotocol.converters import get_converter
-from lsprotocol.types import ClientCapabilities
-from nav_workloads import METHODS, REPO, WORKLOADS, Ask, NavWorkload, characters, columns, copy_workspace, position
+from lsprotocol.types import ClientCapabilities, SemanticTokensWorkspaceClientCapabilities
+from nav_workloads import (
+    METHODS,
+    PROVIDERS,
+    RELAYED_ASKS,
+    REPO,
+    SETTINGS,
+    TOKEN_WORKLOADS,
+    WORKLOADS,
+    Ask,
+    DocAsk,
+    NavWorkload,
+    TokenWorkload,
+    characters,
+    columns,
+    copy_workspace,
+    generate_token_file,
+    position,
+)
 from pytest_lsp import client_capabilities
 
 LINTEL_COMMAND = [sys.executable, "-m", "lintel", "serve"]
 CLIENTS = {"vscode": "visual-studio-code", "neovim": "neovim"}
 # Navigation only: lint and format checks on open would compete for the CPU (as in tests/e2e/nav_support.py).
 QUIET = {"editor": {"lintOnOpen": False, "lintOnSave": False, "formatCheck": False}}
-LANGUAGE_IDS = {".py": "python", ".go": "go", ".ts": "typescript"}
-TARGETS = {"added_ms": 2.0, "throughput_ratio": 0.9}
+LANGUAGE_IDS = {".py": "python", ".go": "go", ".ts": "typescript", ".rs": "rust"}
+TARGETS = {"added_ms": 2.0, "throughput_ratio": 0.9, "relayed_added_ms": 1.0, "tokens_added_ms": 2.0}
+FULL_TOKENS = "textDocument/semanticTokens/full"
+DELTA_TOKENS = "textDocument/semanticTokens/full/delta"
+SECTIONS = ("nav", "methods", "tokens")
 REQUEST_TIMEOUT = 60.0
 READY_TIMEOUT = 120.0
 RANGE_KEYS = frozenset({"range", "targetRange", "targetSelectionRange", "originSelectionRange", "selectionRange"})
@@ -110,12 +160,20 @@ RANGE_KEYS = frozenset({"range", "targetRange", "targetSelectionRange", "originS
 
 class Rpc:
     """A minimal JSON-RPC client over a process's stdio. Answers the server's own requests the way a plain
-    editor would (configuration: nulls; folders: the workspace; anything else: null) and drops notifications."""
+    editor would (configuration: `settings`' section, else null; folders: the workspace; anything else: null) and
+    drops notifications."""
 
-    def __init__(self, name: str, process: asyncio.subprocess.Process, folders: list[dict[str, str]]) -> None:
+    def __init__(
+        self,
+        name: str,
+        process: asyncio.subprocess.Process,
+        folders: list[dict[str, str]],
+        settings: dict[str, Any] | None = None,
+    ) -> None:
         self.name = name
         self.process = process
         self.folders = folders
+        self.settings = settings or {}  # workspace/configuration's answer, by section
         self.notifications: Counter[str] = Counter()
         self.requests: Counter[str] = Counter()  # the server's own requests, answered by _answer
         self.stderr: deque[str] = deque(maxlen=20)
@@ -131,7 +189,15 @@ class Rpc:
         ]
 
     @classmethod
-    async def start(cls, name: str, argv: Sequence[str], cwd: Path, env: dict[str, str], root: Path) -> Rpc:
+    async def start(
+        cls,
+        name: str,
+        argv: Sequence[str],
+        cwd: Path,
+        env: dict[str, str],
+        root: Path,
+        settings: dict[str, Any] | None = None,
+    ) -> Rpc:
         process = await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.PIPE,
@@ -141,7 +207,7 @@ class Rpc:
             env=env,
             start_new_session=True,  # its own process group, as lintel starts its children
         )
-        return cls(name, process, [{"uri": root.as_uri(), "name": root.name}])
+        return cls(name, process, [{"uri": root.as_uri(), "name": root.name}], settings)
 
     @property
     def pid(self) -> int:
@@ -198,7 +264,7 @@ class Rpc:
         self.requests[method] += 1
         result: Any = None
         if method == "workspace/configuration":
-            result = [None] * len(params.get("items", ()))
+            result = [self.settings.get(item.get("section")) for item in params.get("items", ())]
         elif method == "workspace/workspaceFolders":
             result = self.folders
         elif method == "workspace/applyEdit":
@@ -306,8 +372,9 @@ def _path(uri: str) -> Path:
 
 
 class Recount:
-    """Ranges of an answer re-counted from one encoding to another (Location, LocationLink, Hover), lines read
-    from the files on disk (nothing is edited during the run). The script's own arithmetic, not lintel's."""
+    """Ranges of an answer re-counted from one encoding to another (Location, LocationLink, Hover, and the
+    positions and folding columns of the other relayed answers), lines read from the files on disk (nothing is
+    edited during the run). The script's own arithmetic, not lintel's."""
 
     def __init__(self, source: str, target: str) -> None:
         self.source = source
@@ -327,6 +394,11 @@ class Recount:
             if key in RANGE_KEYS and isinstance(value, dict):
                 where = uri if key == "originSelectionRange" else own
                 converted[key] = {end: self._point(point, where) for end, point in value.items()}
+            elif key == "position" and isinstance(value, dict):
+                converted[key] = self._point(value, own)
+            elif key in ("startCharacter", "endCharacter") and isinstance(value, int):
+                line = node["startLine" if key == "startCharacter" else "endLine"]
+                converted[key] = self._point({"line": line, "character": value}, own)["character"]
             else:
                 converted[key] = self(value, own)
         return converted
@@ -337,7 +409,9 @@ class Recount:
             lines = self._lines[uri] = _path(uri).read_text(encoding="utf-8").splitlines()
         text = lines[point["line"]] if point["line"] < len(lines) else ""
         count = characters(text, point["character"], self.source)
-        return {"line": point["line"], "character": columns(text, count, self.target)}
+        # Past the line's end (a range ending after its newline): the overshoot is kept as it is.
+        overshoot = max(0, point["character"] - columns(text, len(text), self.source))
+        return {"line": point["line"], "character": columns(text, count, self.target) + overshoot}
 
 
 # -- one session pair --------------------------------------------------------------------------------------
@@ -349,7 +423,8 @@ class Side:
     rpc: Rpc
     encoding: str  # the position encoding of this connection
     root: Path
-    params: dict[Ask, dict[str, Any]] = field(default_factory=dict)
+    capabilities: dict[str, Any] = field(default_factory=dict)  # the server's, from its initialize answer
+    params: dict[Any, dict[str, Any]] = field(default_factory=dict)  # by Ask (or DocAsk)
 
     def prepare(self, asks: Sequence[Ask]) -> None:
         for ask in asks:
@@ -361,7 +436,7 @@ class Side:
                 params["context"] = {"includeDeclaration": True}
             self.params[ask] = params
 
-    async def ask(self, ask: Ask) -> tuple[float, dict[str, Any]]:
+    async def ask(self, ask: Ask | DocAsk) -> tuple[float, dict[str, Any]]:
         return await self.rpc.call(ask.method, self.params[ask])
 
 
@@ -421,8 +496,14 @@ class Comparison:
         if not same:
             self.differ += 1
             if len(self.examples) < 3:
+                where, one, other = _first_difference(expected.get("result"), got.get("result"))
                 self.examples.append(
-                    {"request": ask.label, "direct": _short(expected), "lintel": _short(got)},
+                    {
+                        "request": ask.label,
+                        "direct": _short(expected),
+                        "lintel": _short(got),
+                        "at": f"result{where}: direct {json.dumps(one)[:200]}, lintel {json.dumps(other)[:200]}",
+                    },
                 )
 
 
@@ -430,6 +511,21 @@ def _same_items(one: Any, other: Any) -> bool:
     if not isinstance(one, list) or not isinstance(other, list) or len(one) != len(other):
         return False
     return sorted(json.dumps(x, sort_keys=True) for x in one) == sorted(json.dumps(x, sort_keys=True) for x in other)
+
+
+def _first_difference(one: Any, other: Any, where: str = "") -> tuple[str, Any, Any]:
+    """The path of the first place two JSON values differ, and the two values there."""
+    if isinstance(one, dict) and isinstance(other, dict):
+        for key in [*one, *(k for k in other if k not in one)]:
+            if one.get(key, ...) != other.get(key, ...):
+                if key in one and key in other:
+                    return _first_difference(one[key], other[key], f"{where}.{key}")
+                return f"{where}.{key}", one.get(key, "(absent)"), other.get(key, "(absent)")
+    if isinstance(one, list) and isinstance(other, list) and len(one) == len(other):
+        for index, (x, y) in enumerate(zip(one, other, strict=True)):
+            if x != y:
+                return _first_difference(x, y, f"{where}[{index}]")
+    return where, one, other
 
 
 def _short(message: dict[str, Any]) -> str:
@@ -474,20 +570,25 @@ async def burst(side: Side, asks: Sequence[Ask], total: int, inflight: int) -> t
     return time.perf_counter() - began, answers
 
 
-def child_command(workload: NavWorkload, root: Path) -> tuple[list[str], Path]:
-    """The argv and root lintel would start the workload's server with (its own resolution, on PATH)."""
-    child_root = server_root(LANGUAGES[workload.language], root / workload.ready.file, root)
-    command = resolve_command(LANGUAGES[workload.language], project_root=child_root, workspace_root=root)
+def child_command(language: str, file: str, root: Path) -> tuple[list[str], Path]:
+    """The argv and root lintel would start `language`'s server with for `file` (its own resolution, on PATH)."""
+    child_root = server_root(LANGUAGES[language], root / file, root)
+    command = resolve_command(LANGUAGES[language], project_root=child_root, workspace_root=root)
     if command.argv is None:
         raise RuntimeError(command.missing_message)
     return list(command.argv), child_root
 
 
 async def start_lintel(
-    label: str, argv: Sequence[str], root: Path, env: dict[str, str], capabilities: ClientCapabilities
+    label: str,
+    argv: Sequence[str],
+    root: Path,
+    env: dict[str, str],
+    capabilities: ClientCapabilities,
+    settings: dict[str, Any] | None = None,
 ) -> Side:
     """lintel (or anything speaking for an editor) initialized with the editor's capabilities."""
-    rpc = await Rpc.start(label, argv, root, env, root)
+    rpc = await Rpc.start(label, argv, root, env, root, settings)
     try:
         _, answer = await rpc.call(
             "initialize",
@@ -503,21 +604,24 @@ async def start_lintel(
     except BaseException:
         await rpc.stop()
         raise
-    return Side(label, rpc, _negotiated(answer["result"]), root)
+    return Side(label, rpc, _negotiated(answer["result"]), root, answer["result"].get("capabilities") or {})
 
 
 async def start_direct(
     label: str,
     argv: Sequence[str],
-    workload: NavWorkload,
+    target: tuple[str, str],
     root: Path,
     env: dict[str, str],
     capabilities: ClientCapabilities,
     encoding: str,
+    settings: dict[str, Any] | None = None,
 ) -> Side:
-    """The language server initialized as lintel's ChildClient.start initializes it for this editor."""
-    _, child_root = child_command(workload, root)
-    rpc = await Rpc.start(label, argv, child_root, env, child_root)
+    """The language server of `target` (language, a file) initialized as lintel's ChildClient.start initializes
+    it for this editor."""
+    language, file = target
+    _, child_root = child_command(language, file, root)
+    rpc = await Rpc.start(label, argv, child_root, env, child_root, settings)
     try:
         _, answer = await rpc.call(
             "initialize",
@@ -528,14 +632,14 @@ async def start_direct(
                 "rootPath": str(child_root),
                 "workspaceFolders": [{"uri": child_root.as_uri(), "name": child_root.name}],
                 "capabilities": get_converter().unstructure(child_capabilities(capabilities, encoding)),  # type: ignore[arg-type]
-                "initializationOptions": _server(workload.language).initialization_options,
+                "initializationOptions": _server(language).initialization_options,
             },
         )
         await rpc.notify("initialized", {})
     except BaseException:
         await rpc.stop()
         raise
-    return Side(label, rpc, _negotiated(answer["result"]), root)
+    return Side(label, rpc, _negotiated(answer["result"]), root, answer["result"].get("capabilities") or {})
 
 
 async def warm(sides: Sequence[Side], workload: NavWorkload, warmup: int) -> list[float]:
@@ -560,15 +664,19 @@ async def measure_pair(
         args.profile.mkdir(parents=True, exist_ok=True)
         profile_file = args.profile / f"{workload.name}-{client}.prof"
         lintel_argv = [sys.executable, "-m", "cProfile", "-o", str(profile_file), "-m", "lintel", "serve"]
-    argv, _ = child_command(workload, root)
+    argv, _ = child_command(workload.language, workload.ready.file, root)
     lintel = await start_lintel("lintel", lintel_argv, root, env, capabilities)
     direct: Side | None = None
     relay: Side | None = None
     try:
-        direct = await start_direct("direct", argv, workload, root, env, capabilities, lintel.encoding)
+        direct = await start_direct(
+            "direct", argv, (workload.language, workload.ready.file), root, env, capabilities, lintel.encoding
+        )
         # The ceiling for any Python process in the middle: a second server behind a relay that only copies bytes.
         relay_argv = [sys.executable, str(Path(__file__).resolve()), "--serve", "relay-raw", *argv]
-        relay = await start_direct("relay", relay_argv, workload, root, env, capabilities, lintel.encoding)
+        relay = await start_direct(
+            "relay", relay_argv, (workload.language, workload.ready.file), root, env, capabilities, lintel.encoding
+        )
         ready = await warm([direct, lintel, relay], workload, args.warmup)
         settled = await quiet([direct.rpc.pid, lintel.rpc.pid, relay.rpc.pid])
 
@@ -672,11 +780,490 @@ def summary(samples: Sequence[float]) -> dict[str, Any]:
     return {
         "n": len(ordered),
         "median": round(statistics.median(ordered), 3),
+        "p90": round(ordered[max(0, math.ceil(0.9 * len(ordered)) - 1)], 3),
         "p95": round(p95, 3),
         "min": round(ordered[0], 3),
         "max": round(ordered[-1], 3),
         "samples": [round(s, 3) for s in samples],
     }
+
+
+# -- the relayed method classes: one at a time, beside the child asked directly -----------------------------------
+
+
+def _lintel_argv(args: argparse.Namespace, session: str) -> list[str]:
+    """lintel's command; under cProfile (DIR/<session>.prof) with --profile DIR."""
+    if not args.profile:
+        return LINTEL_COMMAND
+    args.profile.mkdir(parents=True, exist_ok=True)
+    return [sys.executable, "-m", "cProfile", "-o", str(args.profile / f"{session}.prof"), "-m", "lintel", "serve"]
+
+
+def unmark(node: Any) -> Any:
+    """lintel's answer with each item's `data` as its child made it (lintel wraps it: relay/marks.py), so that it
+    compares with the direct answer."""
+    if isinstance(node, list):
+        return [unmark(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: unmark(value) for key, value in node.items() if key != "data"}
+    data = node.get("data")
+    if isinstance(data, dict) and "lintel" in data:
+        if "data" in data:
+            out["data"] = data["data"]
+    elif "data" in node:
+        out["data"] = data
+    return out
+
+
+def paired(per_side: dict[str, list[float]]) -> dict[str, Any]:
+    """The added latency: median and p90 of each side, their differences, and the per-pair differences'."""
+    direct, lintel = per_side["direct"], per_side["lintel"]
+    pairs = sorted(x - y for x, y in zip(lintel, direct, strict=True))
+    d_sorted, l_sorted = sorted(direct), sorted(lintel)
+    return {
+        "direct": summary(direct),
+        "lintel": summary(lintel),
+        "added_median_ms": _added(per_side),
+        "added_p90_ms": round(_nearest(l_sorted, 0.9) - _nearest(d_sorted, 0.9), 3),
+        "paired_median_ms": round(statistics.median(pairs), 3),
+        "paired_p90_ms": round(_nearest(pairs, 0.9), 3),
+    }
+
+
+def _nearest(ordered: Sequence[float], fraction: float) -> float:
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+async def alternate(direct: Side, lintel: Side, ask: Ask | DocAsk, n: int, check: Any = None) -> dict[str, list[float]]:
+    """`n` requests per side, direct and lintel alternating, the order flipped every pair; `check(i, answers)`
+    sees each pair's answers (by side label)."""
+    per_side: dict[str, list[float]] = {"direct": [], "lintel": []}
+    for i in range(n):
+        answers: dict[str, dict[str, Any]] = {}
+        for side in (direct, lintel) if i % 2 == 0 else (lintel, direct):
+            ms, message = await side.ask(ask)
+            per_side[side.label].append(ms)
+            answers[side.label] = message
+        if check is not None:
+            check(i, answers)
+    return per_side
+
+
+def _items(message: dict[str, Any]) -> int | None:
+    result = message.get("result")
+    return len(result) if isinstance(result, list) else None if result is None else 1
+
+
+async def measure_methods(
+    name: str, client: str, root: Path, env: dict[str, str], args: argparse.Namespace
+) -> dict[str, Any]:
+    """Each relayed method class the server offers, asked `--method-requests` times per side, alternating."""
+    workload = WORKLOADS[name]
+    asks = RELAYED_ASKS[name]
+    capabilities = client_capabilities(CLIENTS[client])
+    target = (workload.language, workload.ready.file)
+    argv, _ = child_command(*target, root)
+    lintel = await start_lintel(
+        "lintel", _lintel_argv(args, f"methods-{name}-{client}"), root, env, capabilities, SETTINGS
+    )
+    direct: Side | None = None
+    try:
+        direct = await start_direct("direct", argv, target, root, env, capabilities, lintel.encoding, SETTINGS)
+        sides = (direct, lintel)
+        files = list(dict.fromkeys([*workload.files, *(ask.file for ask in asks)]))
+        for side in sides:
+            await open_documents(side, files)
+        await asyncio.gather(*(until_ready(side, workload) for side in sides))
+        offered = [ask for ask in asks if direct.capabilities.get(PROVIDERS[ask.method], False) is not False]
+        for side in sides:
+            for ask in offered:
+                side.params[ask] = ask.params(side.root, side.encoding)
+                for _ in range(args.warmup):
+                    await side.ask(ask)
+        await quiet([side.rpc.pid for side in sides])
+        recount = Recount(direct.encoding, lintel.encoding)
+        comparison = Comparison()
+        items: dict[str, int | None] = {}
+        methods: dict[str, Any] = {}
+        cpu_before = cpu_seconds([lintel.rpc.pid])
+        for ask in offered:
+            uri = direct.params[ask]["textDocument"]["uri"]
+
+            def check(i: int, answers: dict[str, dict[str, Any]], ask: DocAsk = ask, uri: str = uri) -> None:
+                comparison.check(ask, recount(answers["direct"], uri), unmark(answers["lintel"]))  # type: ignore[arg-type]
+                items[ask.method] = _items(answers["direct"])
+
+            methods[ask.method] = paired(await alternate(direct, lintel, ask, args.method_requests, check))
+            methods[ask.method]["label"] = ask.label
+            methods[ask.method]["items"] = items.get(ask.method)
+        cpu_ms = (cpu_seconds([lintel.rpc.pid]) - cpu_before) * 1000 / max(1, len(offered) * args.method_requests)
+        return {
+            "server": name,
+            "client": client,
+            "encoding": {"editor": lintel.encoding, "child": direct.encoding},
+            "methods": methods,
+            "not_offered": [ask.method for ask in asks if ask not in offered],
+            "lintel_cpu_ms_per_request": round(cpu_ms, 3),
+            "responses": {
+                "compared": comparison.compared,
+                "differ": comparison.differ,
+                "direct_unstable": comparison.direct_unstable,
+                "reordered": comparison.reordered,
+                "examples": comparison.examples,
+            },
+            "lintel_stderr_tail": list(lintel.rpc.stderr)[-5:],
+        }
+    finally:
+        await lintel.rpc.stop()
+        if direct is not None:
+            await direct.rpc.stop()
+
+
+def print_methods(results: dict[str, Any]) -> None:
+    target = TARGETS["relayed_added_ms"]
+    header = (
+        f"{'server':<9} {'client':<7} {'enc (child)':<16} {'request':<21} {'items':>5} {'n':>4}  "
+        f"{'direct med':>10} {'p90':>7}  {'lintel med':>10} {'p90':>7}  {'added med':>9} {'p90':>7}  "
+        f"{'paired med':>10} {'p90':>7}  target ≤ {target:g} ms"
+    )
+    print("\nrelayed method classes, one request at a time, direct and lintel alternating:")
+    print(header)
+    print("-" * len(header))
+    for run in results.get("methods", []):
+        encoding = f"{run['encoding']['editor']} ({run['encoding']['child']})"
+        for method, stats in run["methods"].items():
+            name = method.rsplit("/", 1)[-1]
+            items = "-" if stats["items"] is None else str(stats["items"])
+            added = stats["added_median_ms"]
+            print(
+                f"{run['server']:<9} {run['client']:<7} {encoding:<16} {name:<21} {items:>5} "
+                f"{stats['direct']['n']:>4}  "
+                f"{stats['direct']['median']:>10.2f} {stats['direct']['p90']:>7.2f}  "
+                f"{stats['lintel']['median']:>10.2f} {stats['lintel']['p90']:>7.2f}  "
+                f"{added:>+9.2f} {stats['added_p90_ms']:>+7.2f}  "
+                f"{stats['paired_median_ms']:>+10.2f} {stats['paired_p90_ms']:>+7.2f}  {_verdict(added <= target)}"
+            )
+        responses = run["responses"]
+        missing = f"; not offered by the server: {', '.join(run['not_offered'])}" if run["not_offered"] else ""
+        print(
+            f"{'':<35} lintel CPU {run['lintel_cpu_ms_per_request']:.2f} ms/request; responses: "
+            f"{responses['compared']} compared, {responses['differ']} differ (direct unstable "
+            f"{responses['direct_unstable']}, reordered {responses['reordered']}){missing}"
+        )
+        for example in responses["examples"]:
+            print(f"{'':<37}{example['request']}: {example['at']}")
+
+
+# -- semantic tokens of a long generated file ---------------------------------------------------------------------
+
+
+def decode_tokens(data: Sequence[int], legend: dict[str, list[str]], lines: Sequence[str], encoding: str) -> list[Any]:
+    """(line, first code point, end code point, type name, modifier names) of each token: the script's own
+    reading of an array, comparable across legends and encodings."""
+    types_, modifiers = legend["tokenTypes"], legend["tokenModifiers"]
+    out: list[Any] = []
+    line = start = 0
+    for index in range(0, len(data) - len(data) % 5, 5):
+        delta_line, delta_start, length, kind, mask = data[index : index + 5]
+        if delta_line:
+            line, start = line + delta_line, delta_start
+        else:
+            start += delta_start
+        text = lines[line] if line < len(lines) else ""
+        first = characters(text, start, encoding)
+        names = frozenset(name for bit, name in enumerate(modifiers) if mask >> bit & 1)
+        kind_name = types_[kind] if kind < len(types_) else f"#{kind}"
+        out.append((line, first, characters(text, start + length, encoding), kind_name, names))
+    return out
+
+
+def apply_delta(data: list[int], edits: Sequence[dict[str, Any]]) -> list[int]:
+    """A token array after a SemanticTokensDelta's edits (each against the old array)."""
+    out = list(data)
+    for edit in sorted(edits, key=lambda e: int(e["start"]), reverse=True):
+        start = int(edit["start"])
+        out[start : start + int(edit.get("deleteCount") or 0)] = edit.get("data") or []
+    return out
+
+
+@dataclass
+class TokenState:
+    """One side's view of the document's tokens: the array it holds (after deltas) and its resultId."""
+
+    data: list[int] = field(default_factory=list)
+    result_id: str | None = None
+    fulls_for_delta: int = 0  # deltas answered with whole tokens
+
+    def take(self, result: Any) -> None:
+        if not isinstance(result, dict):
+            return
+        if "edits" in result:
+            self.data = apply_delta(self.data, result["edits"])
+        else:
+            self.data = list(result.get("data") or [])
+        self.result_id = result.get("resultId")
+
+
+class TokenCheck:
+    """lintel's tokens against the direct server's, decoded: the same tokens where they sit, the same type names,
+    the same modifiers lintel's legend has (it drops a few: relay/tokens.py)."""
+
+    def __init__(self, direct_legend: dict[str, list[str]], lintel_legend: dict[str, list[str]]) -> None:
+        self.legends = {"direct": direct_legend, "lintel": lintel_legend}
+        self.kept_types = set(lintel_legend["tokenTypes"])
+        self.kept_modifiers = frozenset(lintel_legend["tokenModifiers"])
+        self.compared = self.differ = 0
+        self.examples: list[str] = []
+
+    def __call__(self, states: dict[str, TokenState], lines: Sequence[str], encodings: dict[str, str]) -> None:
+        decoded = {
+            label: decode_tokens(states[label].data, self.legends[label], lines, encodings[label])
+            for label in ("direct", "lintel")
+        }
+        expected = [
+            (line, first, end, kind, names & self.kept_modifiers)
+            for line, first, end, kind, names in decoded["direct"]
+            if kind in self.kept_types
+        ]
+        self.compared += 1
+        if expected != decoded["lintel"]:
+            self.differ += 1
+            if len(self.examples) < 2:
+                at = next(
+                    (i for i, (x, y) in enumerate(zip(expected, decoded["lintel"], strict=False)) if x != y),
+                    min(len(expected), len(decoded["lintel"])),
+                )
+                self.examples.append(
+                    f"{len(expected)} tokens direct, {len(decoded['lintel'])} lintel; first difference at {at}: "
+                    f"{expected[at : at + 1]} vs {decoded['lintel'][at : at + 1]}"
+                )
+
+
+def _edited(text: str, line: int, on: bool) -> tuple[str, dict[str, Any]]:
+    """The document with its `line`'s "é 🍰" edited (or back), and the incremental change that makes it (the
+    whole line replaced: its range ends at the next line's start, so no column is encoding-dependent)."""
+    lines = text.split("\n")
+    before = lines[line]
+    lines[line] = before.replace("é 🍰", "é 🍰 edited", 1) if on else before.replace("é 🍰 edited", "é 🍰", 1)
+    change = {
+        "range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}},
+        "text": lines[line] + "\n",
+    }
+    return "\n".join(lines), change
+
+
+def _legend(side: Side) -> dict[str, list[str]]:
+    legend: dict[str, list[str]] = side.capabilities["semanticTokensProvider"]["legend"]
+    return legend
+
+
+async def tokens_ready(side: Side, uri: str) -> float:
+    """Full tokens asked until two answers a second apart have the same, non-empty, data (the workspace is
+    loaded); seconds it took."""
+    began = time.monotonic()
+    previous: Any = None
+    while True:
+        _, message = await side.rpc.call(FULL_TOKENS, {"textDocument": {"uri": uri}})
+        data = (message.get("result") or {}).get("data")
+        if data and data == previous:
+            return time.monotonic() - began
+        previous = data
+        if time.monotonic() - began > READY_TIMEOUT:
+            raise TimeoutError(f"{side.label}: semantic tokens not stable within {READY_TIMEOUT:g}s")
+        await asyncio.sleep(1.0)
+
+
+async def measure_tokens(
+    name: str, client: str, root: Path, env: dict[str, str], args: argparse.Namespace
+) -> dict[str, Any]:
+    """Full semantic tokens of the generated file, `--token-rounds` per side, alternating; then, for a server
+    with deltas, a one-line edit on both sides before each delta request."""
+    workload = TOKEN_WORKLOADS[name]
+    path = root / workload.file
+    uri = path.as_uri()
+    capabilities = client_capabilities(CLIENTS[client])
+    # Told it may refresh, rust-analyzer forgets every document's tokens at each change (and asks the editor to
+    # ask again): a delta after an edit would always be answered with all the tokens.
+    capabilities = copy.deepcopy(capabilities)
+    assert capabilities.workspace is not None
+    capabilities.workspace.semantic_tokens = SemanticTokensWorkspaceClientCapabilities(refresh_support=False)
+    target = (workload.language, workload.file)
+    argv, _ = child_command(*target, root)
+    lintel = await start_lintel("lintel", _lintel_argv(args, f"tokens-{name}-{client}"), root, env, capabilities)
+    direct: Side | None = None
+    try:
+        direct = await start_direct("direct", argv, target, root, env, capabilities, lintel.encoding)
+        sides = (direct, lintel)
+        text = path.read_text(encoding="utf-8")
+        for side in sides:
+            item = {"uri": uri, "languageId": LANGUAGE_IDS[path.suffix], "version": 1, "text": text}
+            await side.rpc.notify("textDocument/didOpen", {"textDocument": item})
+        ready = await asyncio.gather(*(tokens_ready(side, uri) for side in sides))
+        full = DocAsk(FULL_TOKENS, workload.file)
+        for side in sides:
+            side.params[full] = {"textDocument": {"uri": uri}}
+            for _ in range(args.warmup // 4):
+                await side.ask(full)
+        await quiet([side.rpc.pid for side in sides], timeout=60.0)
+        check = TokenCheck(_legend(direct), _legend(lintel))
+        encodings = {side.label: side.encoding for side in sides}
+        lines = text.split("\n")
+        states = {side.label: TokenState() for side in sides}
+        sizes: dict[str, int] = {}
+        last: dict[str, Any] = {}
+
+        def check_full(i: int, answers: dict[str, dict[str, Any]]) -> None:
+            for label, message in answers.items():
+                states[label].take(message.get("result"))
+                sizes[label] = len(json.dumps(message))
+                last[label] = message
+            if i % 10 == 0 or i == args.token_rounds - 1:
+                check(states, lines, encodings)
+
+        cpu_before = cpu_seconds([lintel.rpc.pid])
+        result: dict[str, Any] = {
+            "server": name,
+            "client": client,
+            "encoding": {"editor": lintel.encoding, "child": direct.encoding},
+            "lines": len(lines) - 1,
+            "ready_seconds": [round(x, 2) for x in ready],
+            "full": paired(await alternate(direct, lintel, full, args.token_rounds, check_full)),
+        }
+        result["lintel_cpu_ms_per_full"] = round(
+            (cpu_seconds([lintel.rpc.pid]) - cpu_before) * 1000 / args.token_rounds, 3
+        )
+        result["tokens"] = len(states["direct"].data) // 5
+        result["answer_bytes"] = sizes
+        result["in_process"] = in_process(last["direct"], _legend(direct), lines, direct.encoding, lintel.encoding)
+        delta_offered = isinstance((direct.capabilities["semanticTokensProvider"].get("full")), dict) and bool(
+            direct.capabilities["semanticTokensProvider"]["full"].get("delta")
+        )
+        if delta_offered:
+            result["delta"] = await delta_rounds(sides, workload, text, states, check, encodings, args)
+            result["delta"]["lintel_fulls"] = states["lintel"].fulls_for_delta
+            result["delta"]["direct_fulls"] = states["direct"].fulls_for_delta
+        result["tokens_checked"] = {"compared": check.compared, "differ": check.differ, "examples": check.examples}
+        return result
+    finally:
+        await lintel.rpc.stop()
+        if direct is not None:
+            await direct.rpc.stop()
+
+
+async def delta_rounds(
+    sides: tuple[Side, Side],
+    workload: TokenWorkload,
+    text: str,
+    states: dict[str, TokenState],
+    check: TokenCheck,
+    encodings: dict[str, str],
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """Each round: the same one-line edit sent to both sides, then a delta asked of each (order flipped every
+    round), against the resultId that side last gave."""
+    uri = (sides[0].root / workload.file).as_uri()
+    per_side: dict[str, list[float]] = {"direct": [], "lintel": []}
+    version = 1
+    for i in range(args.token_rounds):
+        version += 1
+        text, change = _edited(text, workload.edit_line, on=i % 2 == 0)
+        for side in sides:
+            await side.rpc.notify(
+                "textDocument/didChange",
+                {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+            )
+        for side in sides if i % 2 == 0 else sides[::-1]:
+            state = states[side.label]
+            # Without a resultId (lintel drops it when it left tokens out) an editor asks for all the tokens.
+            if state.result_id is None:
+                ms, message = await side.rpc.call(FULL_TOKENS, {"textDocument": {"uri": uri}})
+            else:
+                params = {"textDocument": {"uri": uri}, "previousResultId": state.result_id}
+                ms, message = await side.rpc.call(DELTA_TOKENS, params)
+            per_side[side.label].append(ms)
+            answer = message.get("result")
+            state.fulls_for_delta += isinstance(answer, dict) and "data" in answer
+            state.take(answer)
+        if i % 10 == 0 or i == args.token_rounds - 1:
+            check(states, text.split("\n"), encodings)
+    return paired(per_side)
+
+
+def in_process(
+    message: dict[str, Any], child_legend: dict[str, Any], lines: Sequence[str], child: str, editor: str
+) -> dict[str, float]:
+    """lintel's own steps on one full answer of the child, timed here, median of 15 (ms): parsing the child's
+    message, the legend remap, the column re-count (when the encodings differ), encoding the answer."""
+    body = json.dumps(message).encode("utf-8")
+    remap = Remap(child_legend)
+
+    def line(number: int) -> str | None:
+        return lines[number] if 0 <= number < len(lines) else None
+
+    steps: dict[str, list[float]] = {"parse": [], "remap": [], "recount": [], "encode": []}
+    for _ in range(15):
+        began = time.perf_counter()
+        parsed = json.loads(body)
+        parsed_at = time.perf_counter()
+        answer = remap_full(parsed["result"], remap)
+        remapped_at = time.perf_counter()
+        if child != editor:
+            answer["data"] = recode_full(answer["data"], line, child, editor)  # type: ignore[arg-type]
+        recounted_at = time.perf_counter()
+        encode({"jsonrpc": "2.0", "id": 1, "result": answer})
+        done = time.perf_counter()
+        for step, ms in zip(
+            steps,
+            (parsed_at - began, remapped_at - parsed_at, recounted_at - remapped_at, done - recounted_at),
+            strict=True,
+        ):
+            steps[step].append(ms * 1000)
+    return {step: round(statistics.median(values), 3) for step, values in steps.items()}
+
+
+def print_tokens(results: dict[str, Any]) -> None:
+    target = TARGETS["tokens_added_ms"]
+    header = (
+        f"{'server':<13} {'client':<7} {'enc (child)':<16} {'request':<22} {'n':>4}  "
+        f"{'direct med':>10} {'p90':>7}  {'lintel med':>10} {'p90':>7}  {'added med':>9} {'p90':>7}  "
+        f"{'paired med':>10} {'p90':>7}  target ≤ {target:g} ms"
+    )
+    print("\nsemantic tokens of a generated long file, direct and lintel alternating:")
+    print(header)
+    print("-" * len(header))
+    for run in results.get("tokens", []):
+        encoding = f"{run['encoding']['editor']} ({run['encoding']['child']})"
+        rows = [("full", run["full"])] + ([("full/delta after edit", run["delta"])] if "delta" in run else [])
+        for request, stats in rows:
+            added = stats["added_median_ms"]
+            print(
+                f"{run['server']:<13} {run['client']:<7} {encoding:<16} {request:<22} {stats['direct']['n']:>4}  "
+                f"{stats['direct']['median']:>10.2f} {stats['direct']['p90']:>7.2f}  "
+                f"{stats['lintel']['median']:>10.2f} {stats['lintel']['p90']:>7.2f}  "
+                f"{added:>+9.2f} {stats['added_p90_ms']:>+7.2f}  "
+                f"{stats['paired_median_ms']:>+10.2f} {stats['paired_p90_ms']:>+7.2f}  {_verdict(added <= target)}"
+            )
+        steps = run["in_process"]
+        checked = run["tokens_checked"]
+        delta = run.get("delta")
+        fulls = (
+            f"; deltas answered with whole tokens: lintel {delta['lintel_fulls']}, direct {delta['direct_fulls']}"
+            if delta
+            else ""
+        )
+        print(
+            f"{'':<39} {run['lines']} lines, {run['tokens']} tokens, answer {run['answer_bytes'].get('direct', 0)} B "
+            f"direct / {run['answer_bytes'].get('lintel', 0)} B lintel; lintel CPU {run['lintel_cpu_ms_per_full']:.2f}"
+            f" ms per full{fulls}"
+        )
+        print(
+            f"{'':<39} lintel's steps on one full answer, in this process (ms): parse {steps['parse']:.2f}, "
+            f"legend remap {steps['remap']:.2f}, column re-count {steps['recount']:.2f}, encode {steps['encode']:.2f}"
+        )
+        print(f"{'':<39} tokens checked (decoded, both sides): {checked['compared']} times, {checked['differ']} differ")
+        for example in checked["examples"]:
+            print(f"{'':<41}{example}")
 
 
 # -- where the time goes: floors and stand-ins -------------------------------------------------------------
@@ -709,7 +1296,7 @@ async def floors(root: Path, env: dict[str, str], args: argparse.Namespace) -> d
     it: the difference between two rows is what that part costs (see the module docstring)."""
     workload = WORKLOADS["gopls"]
     capabilities = client_capabilities(CLIENTS["vscode"])
-    argv, _ = child_command(workload, root)
+    argv, _ = child_command(workload.language, workload.ready.file, root)
     this = [sys.executable, str(Path(__file__).resolve()), "--serve"]
     sides: dict[str, Side] = {}
     try:
@@ -726,7 +1313,9 @@ async def floors(root: Path, env: dict[str, str], args: argparse.Namespace) -> d
             else:
                 command = argv if kind == "direct" else LINTEL_COMMAND
             if kind == "direct":
-                sides[label] = await start_direct(label, command, workload, root, env, capabilities, "utf-16")
+                sides[label] = await start_direct(
+                    label, command, (workload.language, workload.ready.file), root, env, capabilities, "utf-16"
+                )
             else:
                 sides[label] = await start_lintel(label, command, root, env, capabilities)
             if canned is not None:
@@ -929,20 +1518,28 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="lintel-nav-bench-") as scratch:
         for name in args.servers:
             workload = WORKLOADS[name]
-            spec = LANGUAGES[workload.language]
-            probe = resolve_command(spec, project_root=Path(scratch), workspace_root=Path(scratch))
-            if probe.argv is None or Path(probe.argv[0]).name != workload.binary:
-                results["skipped"][name] = f"{workload.binary} not found ({_server(workload.language).install_hint})"
-                print(f"skipped {name}: {results['skipped'][name]}", file=sys.stderr)
+            if not _found(workload.language, workload.binary, Path(scratch), name, results):
                 continue
             root = copy_workspace(workload.workspace, Path(scratch) / workload.workspace)
-            for client in args.clients:
+            for client in args.clients if "nav" in args.sections else ():
                 began = time.perf_counter()
                 print(f"{name} / {client} …", file=sys.stderr, flush=True)
                 measured = await measure_pair(workload, client, root, env, args)
                 measured["seconds"] = round(time.perf_counter() - began, 1)
                 results["runs"].append(measured)
-        if args.floors and "gopls" not in results["skipped"] and shutil.which("gopls"):
+            for client in args.clients if "methods" in args.sections and name in RELAYED_ASKS else ():
+                print(f"{name} / {client}: relayed method classes …", file=sys.stderr, flush=True)
+                results.setdefault("methods", []).append(await measure_methods(name, client, root, env, args))
+        for name in args.token_servers if "tokens" in args.sections else ():
+            tokens = TOKEN_WORKLOADS[name]
+            if not _found(tokens.language, tokens.binary, Path(scratch), name, results):
+                continue
+            root = copy_workspace(tokens.workspace, Path(scratch) / f"tokens-{tokens.workspace}")
+            generate_token_file(tokens, root, args.token_lines)
+            for client in args.clients:
+                print(f"{name} / {client}: semantic tokens …", file=sys.stderr, flush=True)
+                results.setdefault("tokens", []).append(await measure_tokens(name, client, root, env, args))
+        if "nav" in args.sections and args.floors and "gopls" not in results["skipped"] and shutil.which("gopls"):
             print("where the time goes …", file=sys.stderr, flush=True)
             root = Path(scratch) / "go"
             if not root.exists():
@@ -950,6 +1547,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             results["floors"] = await floors(root, env, args)
     results["environment"]["loadavg_after"] = loadavg()
     return results
+
+
+def _found(language: str, binary: str, scratch: Path, name: str, results: dict[str, Any]) -> bool:
+    """Whether lintel would start `binary` for `language`; else the run is skipped, with the install hint."""
+    probe = resolve_command(LANGUAGES[language], project_root=scratch, workspace_root=scratch)
+    if probe.argv is not None and Path(probe.argv[0]).name == binary:
+        return True
+    results["skipped"][name] = f"{binary} not found ({_server(language).install_hint})"
+    print(f"skipped {name}: {results['skipped'][name]}", file=sys.stderr)
+    return False
 
 
 def _verdict(ok: bool) -> str:
@@ -1018,6 +1625,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--servers", default="pyright,gopls,tsserver", help="comma-separated: pyright,gopls,tsserver")
     parser.add_argument("--clients", default="vscode,neovim", help="comma-separated: vscode,neovim")
     parser.add_argument(
+        "--sections", default=",".join(SECTIONS), help="comma-separated: nav (and floors), methods, tokens"
+    )
+    parser.add_argument("--method-requests", type=int, default=60, help="timed requests per relayed method and side")
+    parser.add_argument(
+        "--token-servers", default=",".join(TOKEN_WORKLOADS), help="comma-separated: tsserver,rust-analyzer"
+    )
+    parser.add_argument("--token-lines", type=int, default=5000, help="lines of the generated file (default 5000)")
+    parser.add_argument("--token-rounds", type=int, default=40, help="timed token requests per kind and side")
+    parser.add_argument(
         "--floors",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -1032,13 +1648,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.servers = [s.strip() for s in args.servers.split(",") if s.strip()]
     args.clients = [c.strip() for c in args.clients.split(",") if c.strip()]
+    args.sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+    args.token_servers = [s.strip() for s in args.token_servers.split(",") if s.strip()]
     unknown = [s for s in args.servers if s not in WORKLOADS] + [c for c in args.clients if c not in CLIENTS]
+    unknown += [s for s in args.sections if s not in SECTIONS] + [
+        s for s in args.token_servers if s not in TOKEN_WORKLOADS
+    ]
     if unknown:
         parser.error(f"unknown server or client: {', '.join(unknown)}")
     began = time.perf_counter()
     results = asyncio.run(run(args))
     results["total_seconds"] = round(time.perf_counter() - began, 1)
-    print_table(results)
+    if results["runs"] or results["skipped"]:
+        print_table(results)
+    print_methods(results)
+    print_tokens(results)
     if "floors" in results:
         print_floors(results["floors"], args.floor_requests)
     environment = results["environment"]

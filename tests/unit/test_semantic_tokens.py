@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 import pytest
-from lintel.core.positions import Unit
+from lintel.core.positions import Unit, convert_column
 from lintel.frontends.relay import tokens
 from lintel.frontends.relay.tokens import Remap, recode_full, remap_delta, remap_full
 
@@ -356,3 +356,31 @@ def test_a_token_past_its_lines_end_keeps_the_overshoot() -> None:
     data = [0, 5, 11, 0, 0, 1, 0, 2, 0, 0]
     assert columns(recode_full(data, line_of, "utf-16", "utf-8")) == [(0, 5, 12), (1, 0, 4)]
     assert recode_full(data, line_of, "utf-16", "utf-16") is data
+
+
+@pytest.mark.parametrize("source", ["utf-8", "utf-16", "utf-32"])
+@pytest.mark.parametrize("target", ["utf-8", "utf-16", "utf-32"])
+def test_recounted_columns_are_convert_columns_at_every_column(source: Unit, target: Unit) -> None:
+    # Every column of each line, inside a character and past the line's end too, as one token per column.
+    lines = ["aé🍰b", "€x🍰🍰 é", "ascii", "", "中文 and ü"]
+    found: list[tuple[int, int, int]] = []
+    for row, text in enumerate(lines):
+        width = len(text.encode({"utf-8": "utf-8", "utf-16": "utf-16-le", "utf-32": "utf-32-le"}[source]))
+        width //= {"utf-8": 1, "utf-16": 2, "utf-32": 4}[source]
+        found += [(row, column, 2) for column in range(width + 3)]
+    data: list[int] = []
+    line = start = 0
+    for row, column, length in found:
+        data += [row - line, column - (start if row == line else 0), length, 0, 0]
+        line, start = row, column
+    recoded = columns(recode_full(data, lambda row: lines[row] if row < len(lines) else None, source, target))
+    expected = []
+    for row, column, length in found:
+        first = convert_column(lines[row], column, source, target)
+        expected.append((row, first, convert_column(lines[row], column + length, source, target) - first))
+    assert recoded == expected
+
+
+def test_a_token_array_going_back_a_line_is_left_as_it_is() -> None:
+    data = [1, 2, 1, 0, 0, -1, 4, 1, 0, 0]
+    assert recode_full(data, line_of, "utf-16", "utf-8") is data

@@ -8,12 +8,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from lintel.core import jsonwire
 from lintel.runtime.child_process import ChildProcess, Reader
 from lintel.runtime.clock import Clock, LoopClock, Timer
 from lintel.runtime.wire import BatchWriter, LineReader, MessageReader, encode
@@ -142,7 +142,7 @@ class JsonLines:
         return LineReader(on_message, label, limit=self.limit, on_overflow=on_overflow)
 
     def encode(self, message: Mapping[str, Any]) -> bytes:
-        return json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+        return jsonwire.dumps(message) + b"\n"
 
     def request(self, msg_id: int | str, method: str, params: Any) -> dict[str, Any]:
         return {**(params or {}), "id": msg_id}
@@ -311,7 +311,7 @@ class Connection:
 
     def _on_body(self, body: bytes) -> None:
         try:
-            message = json.loads(body)
+            message = jsonwire.loads(body)
         except ValueError:
             log.warning("%s wrote what is not JSON: %.200r", self.label, body)
             return

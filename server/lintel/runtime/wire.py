@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import re
 from collections.abc import Callable
 from typing import Any
 
-log = logging.getLogger(__name__)
+from lintel.core import jsonwire
 
-_ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # ASCII only: its length is the byte count
+log = logging.getLogger(__name__)
 
 
 def encode(message: Any) -> bytes:
-    body = _ENCODE(message).encode("ascii")
+    body = jsonwire.dumps(message)  # UTF-8, as LSP's default content type is
     return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 
 

@@ -26,6 +26,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lintel import __version__
+from lintel.core import jsonwire
 from lintel.frontends.lsp.advertised import ROUTES
 from lintel.frontends.lsp.dispatch import Dispatcher, error_payload
 from lintel.frontends.lsp.notify import Notifier
@@ -201,7 +202,7 @@ class LintelServer(LanguageServer):
         protocol = self.protocol
         data: Any = None
         try:
-            data = json.loads(body)
+            data = jsonwire.loads(body)
             if not isinstance(data, dict):
                 raise JsonRpcInvalidRequest(f"a JSON-RPC message must be an object, not {type(data).__name__}")
             method = data.get("method")

@@ -4,10 +4,13 @@ translation of each child's token arrays (full, range and delta answers) and col
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping
+from itertools import accumulate
 from typing import Any, NamedTuple
 
-from lintel.core.positions import Unit, convert_column
+from lintel.core.positions import Unit
 
 
 class Legend(NamedTuple):
@@ -68,6 +71,7 @@ TOKEN_TYPES: tuple[str, ...] = STANDARD_TYPES + _CUSTOM_TYPES
 TOKEN_MODIFIERS: tuple[str, ...] = STANDARD_MODIFIERS + _CUSTOM_MODIFIERS
 LEGEND = Legend(TOKEN_TYPES, TOKEN_MODIFIERS)
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _DROP = -1  # a child's type lintel's legend lacks: its tokens are left out, never shown as another type
 _MEMO_MAX = 4096  # modifier masks remembered per child; a child uses a few dozen combinations
 
@@ -248,34 +252,62 @@ def _plan(ordered: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int, list
     return plan
 
 
+def _width(point: int, unit: Unit) -> int:
+    """How many `unit` units the code point takes."""
+    if unit == "utf-8":
+        return 1 if point < 0x80 else 2 if point < 0x800 else 3 if point < 0x10000 else 4
+    if unit == "utf-16":
+        return 2 if point > 0xFFFF else 1
+    return 1
+
+
+class _LineColumns:
+    """convert_column on one line, for many columns: the line's non-ASCII characters located once (a long file's
+    tokens were re-counted each by encoding its line's prefix twice), each column then found by bisection."""
+
+    def __init__(self, text: str, source: Unit, target: Unit) -> None:
+        self._starts: list[int] = []  # each non-ASCII character's first column, in source units
+        self._ends: list[tuple[int, int, int]] = []  # (its end in source units, its start and end in target units)
+        extra_source = extra_target = 0
+        for found in _NON_ASCII.finditer(text):
+            point = ord(found.group())
+            start, at = found.start() + extra_source, found.start() + extra_target
+            width_source, width_target = _width(point, source), _width(point, target)
+            self._starts.append(start)
+            self._ends.append((start + width_source, at, at + width_target))
+            extra_source += width_source - 1
+            extra_target += width_target - 1
+
+    def __call__(self, column: int) -> int:
+        count = bisect_right(self._starts, column - 1)  # the non-ASCII characters that start before `column`
+        if count == 0 or column <= 0:
+            return max(column, 0)
+        end, start_target, end_target = self._ends[count - 1]
+        # Inside a character: its start (as a prefix cut there counts); after it (past the line's end too): ASCII.
+        return start_target if column < end else end_target + column - end
+
+
 def recode_full(data: list[int], lines: Callable[[int], str | None], source: Unit, target: Unit) -> list[int]:
     """A token array with its columns (deltaStart, length) re-counted from the child's encoding to the editor's
     on each token's line (`lines(n)`: line n's text, None when unknown: columns kept). A token running past its
-    line's end keeps the overshoot as it is (convert_column), so its length is converted on its own line only."""
-    if source == target or not data:
-        return data
+    line's end keeps the overshoot as it is (convert_column), so its length is converted on its own line only.
+    Only the tokens of non-ASCII lines change (a column is relative to the token before it on its line)."""
+    end = len(data) - len(data) % 5
+    if source == target or not data or min(data[0:end:5], default=0) < 0:
+        return data  # a line going back: not a token array lintel can place
     recoded = list(data)
-    row = start = new_previous = 0
-    loaded = -1
-    text: str | None = None
-    plain = True
-    for index in range(0, len(data) - len(data) % 5, 5):
-        delta_line, delta_start, length = data[index], data[index + 1], data[index + 2]
-        if delta_line:
-            row += delta_line
-            start = delta_start
-            new_previous = 0
-        else:
-            start += delta_start
-        if row != loaded:
-            text, loaded = lines(row), row
-            plain = text is None or text.isascii()
-        if plain:
-            new_start, new_length = start, length
-        else:
-            new_start = convert_column(text, start, source, target)
-            new_length = convert_column(text, start + length, source, target) - new_start
-        recoded[index + 1] = new_start - new_previous
-        recoded[index + 2] = new_length
-        new_previous = new_start
+    rows = list(accumulate(data[0:end:5]))  # each token's line, in order
+    for row in dict.fromkeys(rows):
+        text = lines(row)
+        if text is None or text.isascii():
+            continue
+        convert = _LineColumns(text, source, target)
+        first = bisect_left(rows, row)
+        start = new_previous = 0
+        for index in range(first * 5, bisect_right(rows, row, first) * 5, 5):
+            start += data[index + 1]  # the line's first token: from 0
+            new_start = convert(start)
+            recoded[index + 1] = new_start - new_previous
+            recoded[index + 2] = convert(start + data[index + 2]) - new_start
+            new_previous = new_start
     return recoded
