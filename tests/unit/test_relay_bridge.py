@@ -97,6 +97,23 @@ async def test_log_messages_reach_the_editors_log_under_the_childs_name() -> Non
     assert editor.logged == [types.LogMessageParams(type=types.MessageType.Log, message="gopls: loaded 3")]
 
 
+async def test_a_childs_info_message_is_shown_only_while_it_runs_a_command_of_the_editors() -> None:
+    editor = Editor()
+    shown: list[types.ShowMessageParams] = []
+    editor.window_show_message = shown.append  # type: ignore[attr-defined]
+    editor.notifier = SimpleNamespace(log=lambda message, kind: None, once=lambda *a: None)  # type: ignore[attr-defined]
+    bridge = bridge_for(editor)
+    passed = types.ShowMessageParams(type=types.MessageType.Info, message="all tests passed")
+    bridge.show_message(child(), passed)  # no command running: the log only
+    assert shown == []
+    with bridge.running_command("go:/w"), bridge.running_command("go:/w"):
+        bridge.show_message(child(), passed)
+    with bridge.running_command("python:/w"):  # another child's command
+        bridge.show_message(child(), passed)
+    bridge.show_message(child(), passed)  # both commands over
+    assert shown == [types.ShowMessageParams(type=types.MessageType.Info, message="gopls: all tests passed")]
+
+
 async def settle() -> None:
     """Let the tasks started so far reach the editor (each a few turns of the loop)."""
     for _ in range(5):
