@@ -198,7 +198,8 @@ class CodeActions:
             action = converter_of(self.server.protocol).structure(params, types.CodeAction)
         except Exception as exc:
             raise invalid(f"{types.CODE_ACTION_RESOLVE}: params must be a code action ({exc})") from exc
-        return await self.resolve(action)
+        # A raw route's answer goes out as it is: JSON, not the lsprotocol object.
+        return converter_of(self.server.protocol).unstructure(await self.resolve(action))
 
     async def resolve(self, action: types.CodeAction) -> types.CodeAction:
         data = action.data if isinstance(action.data, dict) else {}
