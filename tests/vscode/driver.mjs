@@ -264,6 +264,12 @@ async function clickText({ selector, text }) {
   return true;
 }
 
+/** Clicks the first visible element matching a CSS selector (the editor's light bulb). */
+async function clickVisible({ selector }) {
+  await need().locator(`${selector} >> visible=true`).first().click({ timeout: STEP_MS });
+  return true;
+}
+
 async function screenshot({ file }) {
   await need().screenshot({ path: file });
   return file;
@@ -294,6 +300,7 @@ const OPS = {
   keys,
   clickRole,
   clickText,
+  clickVisible,
   screenshot,
   texts,
   blocked: async () => [...blocked],

@@ -32,6 +32,7 @@ import {
 } from './lib/settings';
 import { type Detection, detectedLanguages, type KnownLanguage } from './lib/results';
 import { type CommandArgs, DOCUMENT_LANGUAGE_IDS, SERVER_COMMANDS } from './lib/targets';
+import { type CommandFeature, RUN_SERVER_COMMAND, ServerCommands } from './serverCommands';
 import type { StatusBar } from './statusBar';
 
 const SECTION = 'lintel';
@@ -221,6 +222,7 @@ export class Lintel implements vscode.Disposable {
       options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, env: process.env },
     };
     const policy = new RestartPolicy();
+    const serverCommands = new ServerCommands();
     const clientOptions: LanguageClientOptions = {
       // Files of the languages declared in lintel.toml the server registers for itself (client/registerCapability).
       documentSelector: DOCUMENT_LANGUAGE_IDS.map((language) => ({ scheme: 'file', language })),
@@ -247,6 +249,7 @@ export class Lintel implements vscode.Disposable {
         },
       },
       middleware: {
+        ...serverCommands.middleware(),
         workspace: {
           // The `lintel` section in the server's shape; other sections as VS Code has them.
           configuration: async (params, token, next) => {
@@ -265,6 +268,15 @@ export class Lintel implements vscode.Disposable {
       },
     };
     const client = new LanguageClient(SECTION, 'Lintel', serverOptions, clientOptions);
+    // vscode-languageclient types getFeature for other methods only; its ExecuteCommandFeature is there all the same.
+    serverCommands.attach(client.getFeature(ExecuteCommandRequest.method as never) as unknown as CommandFeature);
+    const runServerCommand = vscode.commands.registerCommand(RUN_SERVER_COMMAND, (command: string, args: unknown[]) =>
+      client
+        .sendRequest(ExecuteCommandRequest.type, { command, arguments: args })
+        .then(undefined, (error: unknown) =>
+          client.handleFailedRequest(ExecuteCommandRequest.type, undefined, error, undefined),
+        ),
+    );
     client.onDidChangeState((event) => {
       if (event.newState === State.Running) {
         policy.running();
@@ -274,6 +286,7 @@ export class Lintel implements vscode.Disposable {
       this.status.update({ server, trusted: vscode.workspace.isTrusted });
     });
     const stop = async (): Promise<void> => {
+      runServerCommand.dispose();
       if (client.state !== State.Running) {
         return; // vscode-languageclient stops only a running client ("Client is not running and can't be stopped")
       }

@@ -20,6 +20,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInva
 
 from lintel.frontends.lsp.advertised import Route, advertised
 from lintel.frontends.lsp.pyglscompat import converter_of
+from lintel.frontends.lsp.shared import RawJson
 
 if TYPE_CHECKING:
     from cattrs import Converter
@@ -210,7 +211,9 @@ class Dispatcher:
     def _reply(self, route: Route, msg_id: Any, result: Any, error: BaseException | None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id}
         if error is None:
-            if not route.raw and result is not None:
+            if isinstance(result, RawJson):
+                result = result.value  # a child's JSON, on a raw route too: the encoder knows no RawJson
+            elif not route.raw and result is not None:
                 if self._converter is None:
                     self._converter = converter_of(self._server.protocol)
                 result = self._converter.unstructure(result)
