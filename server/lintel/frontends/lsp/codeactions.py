@@ -191,14 +191,16 @@ class CodeActions:
     # -- codeAction/resolve --------------------------------------------------------------------------------
 
     async def resolve_json(self, params: Any) -> Any:
-        """codeAction/resolve on the editor's JSON: a child's action goes back to the child that made it."""
+        """codeAction/resolve on the editor's JSON: a child's action goes back to the child that made it. A raw
+        route: the answer is JSON (the dispatcher writes it as it is)."""
         if marker_of(params) is not None and self.children is not None:
             return await self.children.follow(types.CODE_ACTION_RESOLVE, params)
+        converter = converter_of(self.server.protocol)
         try:
-            action = converter_of(self.server.protocol).structure(params, types.CodeAction)
+            action = converter.structure(params, types.CodeAction)
         except Exception as exc:
             raise invalid(f"{types.CODE_ACTION_RESOLVE}: params must be a code action ({exc})") from exc
-        return await self.resolve(action)
+        return converter.unstructure(await self.resolve(action))
 
     async def resolve(self, action: types.CodeAction) -> types.CodeAction:
         data = action.data if isinstance(action.data, dict) else {}

@@ -241,8 +241,9 @@ class Navigation:
         return _raw(await self.router.forward(method, raw, uri))
 
     async def follow(self, method: str, params: dict[str, Any]) -> Any:
-        """A request coming back with an item a child made (a code action to resolve), relayed to that child."""
-        return _raw(await self.router.follow(method, params))
+        """A request coming back with an item a child made (a code action to resolve), relayed to that child: its
+        JSON answer as it is (for a raw route, whose answer is written as JSON without a converter)."""
+        return await self.router.follow(method, params)
 
     async def forward_command(self, command: str, arguments: Any) -> Any:
         """A command a child offers, run by that child; NOT_FORWARDED when no child offers it."""
@@ -299,7 +300,7 @@ def _handler(router: Router, relayed: Relayed) -> Callable[..., Any]:
         async def files(params: Any) -> Any:
             if not isinstance(params, dict) or not isinstance(params.get("files"), list):
                 raise _invalid(method, "params.files must be a list")
-            return _raw(await router.files(method, params))
+            return await router.files(method, params)  # a raw route: JSON as it is, never RawJson
 
         return files
 
@@ -307,7 +308,7 @@ def _handler(router: Router, relayed: Relayed) -> Callable[..., Any]:
         item = params.get("item") if relayed.item and isinstance(params, dict) else params
         if not isinstance(item, dict):
             raise _invalid(method, "params.item must be an object" if relayed.item else "params must be an object")
-        return _raw(await router.follow(method, params))
+        return await router.follow(method, params)
 
     return follow
 
