@@ -392,12 +392,32 @@ class Pair:
             self.lintel.ask(method, params(self.lintel)), self.direct.ask(method, params(self.direct))
         )
 
+    async def settled(self, method: str, params: Params) -> tuple[Any, Any]:
+        """Both answers; (None, None) when either side's child answered ContentModified (asked again later)."""
+        try:
+            return await self.both(method, params)
+        except JsonRpcException as error:
+            if error.code != CONTENT_MODIFIED:
+                raise
+            return None, None
+
     async def agree(
-        self, method: str, params: Params, uri_of: str, ready: Callable[[Any], bool] = bool
+        self,
+        method: str,
+        params: Params,
+        uri_of: str,
+        ready: Callable[[Any], bool] = bool,
+        *,
+        unordered: bool = False,
     ) -> tuple[Any, Any]:
         """Both answers, asked until both are `ready` and the same in the compared form (a child may still be
         loading its workspace, on either side); an AssertionError naming both when they never are. The raw answers
-        are returned."""
+        are returned. `unordered`: a list answer whose order means nothing (rust-analyzer's incoming calls)."""
+
+        def form(side: Side, answer: Any) -> Any:
+            found = Normal(side)(answer, side.uri(uri_of))
+            return sorted(found, key=json.dumps) if unordered and isinstance(found, list) else found
+
         deadline = time.monotonic() + REQUEST_TIMEOUT * 2
         while True:
             try:
@@ -407,14 +427,11 @@ class Pair:
                     raise
                 mine = theirs = error
             else:
-                same = Normal(self.lintel)(mine, self.lintel.uri(uri_of)) == Normal(self.direct)(
-                    theirs, self.direct.uri(uri_of)
-                )
+                same = form(self.lintel, mine) == form(self.direct, theirs)
                 if ready(mine) and ready(theirs) and same:
                     return mine, theirs
             if time.monotonic() > deadline:
-                lintel_form = Normal(self.lintel)(mine, self.lintel.uri(uri_of))
-                direct_form = Normal(self.direct)(theirs, self.direct.uri(uri_of))
+                lintel_form, direct_form = form(self.lintel, mine), form(self.direct, theirs)
                 assert lintel_form == direct_form, (
                     f"{self.server} {method}: lintel's answer differs from the child's:\n"
                     f"lintel: {json.dumps(lintel_form)[:3000]}\ndirect: {json.dumps(direct_form)[:3000]}"
