@@ -88,6 +88,8 @@ def lintel_serves(method: str) -> str:
         if method not in routes:
             return "NO ROUTE (in RELAYED but not in advertised.ROUTES)"
         how = "merged with lintel's own" if relayed.merged else "relayed"
+        if relayed.formats:
+            how += " where lintel has no formatter of its own"
         return f"{how}, {'advertised at initialize' if relayed.static else 'registered per language'}"
     for methods, why in OTHER_PROVIDERS.values():
         if method in methods:
