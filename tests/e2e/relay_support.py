@@ -43,6 +43,9 @@ ROOT = "<root>"  # what either copy's root becomes in a compared answer
 # What the editor hands back to the child as it is (a command's arguments, an item's data): lintel re-counts no
 # position in them, so neither does the comparison.
 OPAQUE = frozenset({"arguments", "data"})
+# What differs between two runs of one server on one workspace: rust-analyzer numbers files in the order it loads
+# them (its inlay hints' data names the file by that number).
+VOLATILE = frozenset({"file_id"})
 # gopls answers code lenses, semantic tokens and inlay hints only when its settings turn them on.
 GOPLS_SETTINGS = {
     "gopls": {
@@ -296,6 +299,23 @@ def code_points(line: str, column: int, encoding: str) -> int:
     return len(data[: column * width].decode("utf-8" if width == 1 else "utf-16-le", errors="ignore"))
 
 
+def _without(value: Any, keys: frozenset[str]) -> Any:
+    if isinstance(value, list):
+        return [_without(v, keys) for v in value]
+    if isinstance(value, dict):
+        return {k: _without(v, keys) for k, v in value.items() if k not in keys}
+    return value
+
+
+def _document_of(value: dict[str, Any], uri: str) -> str:
+    """The document an object's positions are in: its own uri, target or text document, else its parent's."""
+    for key in ("uri", "targetUri"):
+        if isinstance(value.get(key), str):
+            uri = value[key]
+    document = value.get("textDocument")
+    return document["uri"] if isinstance(document, dict) and isinstance(document.get("uri"), str) else uri
+
+
 class Normal:
     """An answer of one side in the compared form: no marks, columns in code points, the root as ROOT."""
 
@@ -329,27 +349,19 @@ class Normal:
             return value
         if set(value) == {"line", "character"} and isinstance(value["character"], int):
             return {"line": value["line"], "character": self.column(uri, value["line"], value["character"])}
-        here = uri
-        for key in ("uri", "targetUri"):
-            if isinstance(value.get(key), str):
-                here = value[key]
-        document = value.get("textDocument")
-        if isinstance(document, dict) and isinstance(document.get("uri"), str):
-            here = document["uri"]
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if key in OPAQUE:
-                out[key] = item
-            elif key == "changes" and isinstance(item, dict):
-                out[key] = {u: self._walk(edits, u) for u, edits in item.items()}
-            elif key == "fromRanges" and isinstance(value.get("from"), dict):
-                out[key] = self._walk(item, value["from"].get("uri", here))
-            elif key in ("startCharacter", "endCharacter") and isinstance(item, int):
-                line = value.get("startLine" if key == "startCharacter" else "endLine", 0)
-                out[key] = self.column(here, line, item)
-            else:
-                out[key] = self._walk(item, here)
-        return out
+        here = _document_of(value, uri)
+        return {key: self._member(value, key, item, here) for key, item in value.items()}
+
+    def _member(self, parent: dict[str, Any], key: str, item: Any, here: str) -> Any:
+        if key in OPAQUE:
+            return _without(item, VOLATILE)
+        if key == "changes" and isinstance(item, dict):
+            return {u: self._walk(edits, u) for u, edits in item.items()}
+        if key == "fromRanges" and isinstance(parent.get("from"), dict):
+            return self._walk(item, parent["from"].get("uri", here))
+        if key in ("startCharacter", "endCharacter") and isinstance(item, int):
+            return self.column(here, parent.get("startLine" if key == "startCharacter" else "endLine", 0), item)
+        return self._walk(item, here)
 
     def tokens(self, data: list[int], uri: str) -> list[tuple[int, int, int, str, tuple[str, ...]]]:
         """Semantic tokens as (line, column, length, type, modifiers), by this side's legend, in code points;
@@ -412,10 +424,13 @@ class Pair:
     ) -> tuple[Any, Any]:
         """Both answers, asked until both are `ready` and the same in the compared form (a child may still be
         loading its workspace, on either side); an AssertionError naming both when they never are. The raw answers
-        are returned. `unordered`: a list answer whose order means nothing (rust-analyzer's incoming calls)."""
+        are returned. `unordered`: a list (or a WorkspaceEdit's documentChanges) whose order means nothing
+        (rust-analyzer's incoming calls, its edits of a file rename)."""
 
         def form(side: Side, answer: Any) -> Any:
             found = Normal(side)(answer, side.uri(uri_of))
+            if unordered and isinstance(found, dict) and isinstance(found.get("documentChanges"), list):
+                found["documentChanges"].sort(key=json.dumps)
             return sorted(found, key=json.dumps) if unordered and isinstance(found, list) else found
 
         deadline = time.monotonic() + REQUEST_TIMEOUT * 2
