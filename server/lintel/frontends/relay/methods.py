@@ -137,7 +137,7 @@ NOTIFICATIONS = frozenset({_T.WORKSPACE_DID_CREATE_FILES, _T.WORKSPACE_DID_RENAM
 
 # The union of the default servers' trigger characters; each child is asked only for its own (router.py).
 COMPLETION_TRIGGERS = (".", ":", "<", '"', "'", "`", "/", "@", "#", "[", "(")
-SIGNATURE_TRIGGERS = ("(", ",", "<")
+SIGNATURE_TRIGGERS = ("(", ",", "<", ")")  # basedpyright's ")": it shows the enclosing call's after a nested one
 SIGNATURE_RETRIGGERS = (")",)
 ON_TYPE_FIRST = "{"  # basedpyright's; rust-analyzer's "." and the rest follow
 ON_TYPE_MORE = (".", "=", "<", ">", "(", "|", "+")
@@ -153,6 +153,7 @@ CHILD_ACTION_KINDS = (
     "source",
     "source.organizeImports",
     "source.fixAll",
+    "gopls.doc.features",  # gopls's "Browse gopls feature documentation"
 )
 
 # The commands the default servers' code lenses, code actions and completion items run. Clients that cannot register
@@ -242,6 +243,6 @@ def _file_filters(*globs: tuple[str, str | None]) -> types.FileOperationRegistra
 FILE_OPERATIONS: Mapping[str, types.FileOperationRegistrationOptions] = MappingProxyType(
     {
         _T.WORKSPACE_WILL_RENAME_FILES: _file_filters(("**/*", None)),  # basedpyright's: every file and folder
-        _T.WORKSPACE_DID_CREATE_FILES: _file_filters(("**/*.go", "file")),
+        _T.WORKSPACE_DID_CREATE_FILES: _file_filters(("**/*.go", None)),  # gopls's, which names no kind
     }
 )
