@@ -47,7 +47,14 @@ EXTRA_FILES = {
         ),
         "go.mod": "module example.com/lintelgo\n\n\n\ngo    1.25\n",
     },
-    "tsls": {"src/view.tsx": 'export function View() {\n  return <div title="é 🍰">é 🍰</div>;\n}\n'},
+    "tsls": {
+        "src/view.tsx": 'export function View() {\n  return <div title="é 🍰">é 🍰</div>;\n}\n',
+        # Parameter names, a variable's type and a return type to hint, after é and 🍰.
+        "src/hints.ts": (
+            "export function total(count: number, price: number) {\n  return count * price;\n}\n"
+            'export const label = "é 🍰"; export const sum = total(2, 3);\n'
+        ),
+    },
 }
 
 # Per server: (file, text on the line, symbol) of functions with callers or callees.
@@ -87,6 +94,20 @@ RENAMES = {
     "tsls": ("src/api.ts", "src/client.ts"),
 }
 PAIRS = [(server, client) for server in SERVERS for client in CLIENTS]
+# typescript-language-server reads its preferences (inlay hints, reference lenses) only from the settings the
+# editor pushes (workspace/didChangeConfiguration), never asks for them.
+PUSHED = {
+    "tsls": {
+        "typescript": {
+            "inlayHints": {
+                "includeInlayParameterNameHints": "all",
+                "includeInlayVariableTypeHints": True,
+                "includeInlayFunctionLikeReturnTypeHints": True,
+            },
+            "referencesCodeLens": {"enabled": True},
+        }
+    }
+}
 
 
 def _extra_files(server: str) -> Any:
@@ -108,6 +129,9 @@ async def pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     try:
         direct = await start_direct(tmp_path, client_name, server, lintel.encoding, _extra_files(name))
         note(f"{name} for {client_name}: lintel answers in {lintel.encoding}, the child itself in {direct.encoding}")
+        for side in (lintel, direct) if name in PUSHED else ():
+            # Settings the editor pushes: lintel passes them on to its child as the editor does to the direct one.
+            notify(side.client, types.WORKSPACE_DID_CHANGE_CONFIGURATION, {"settings": PUSHED[name]})
         yield Pair(name, lintel, direct, tmp_path)
     finally:
         if direct is not None:
@@ -135,8 +159,8 @@ def _skip_unless(pair: Pair, *servers: str) -> None:
 async def test_code_lenses_and_their_resolve(pair: Pair) -> None:
     _skip_unless(pair, *LENSES)
     file = LENSES[pair.server]
-    # typescript-language-server's reference lenses are off unless its preferences turn them on: [] on both sides.
-    ready = bool if pair.server == "gopls" else _is_list
+    # rust-analyzer's lenses need its VS Code extension's commands: [] on both sides.
+    ready = _is_list if pair.server == "rust-analyzer" else bool
     mine, theirs = await pair.agree(types.TEXT_DOCUMENT_CODE_LENS, document(file), file, ready)
     note(f"{pair.server}: {len(mine or [])} code lenses")
     for index, lens in enumerate(mine or []):
@@ -148,11 +172,10 @@ async def test_code_lenses_and_their_resolve(pair: Pair) -> None:
 async def test_inlay_hints(pair: Pair) -> None:
     # Where each server has hints: gopls the types of `étiquette, total :=`, rust-analyzer `let` types and argument
     # names (gopls leaves out an argument named as its parameter: label.go has none).
-    file = {"gopls": "store.go", "rust-analyzer": "src/main.rs"}.get(pair.server, ACCENTED[pair.server][0])
-    # typescript-language-server's hints are off unless its preferences turn them on: [] on both sides.
-    ready = _is_list if pair.server == "tsls" else bool
+    hinted = {"gopls": "store.go", "rust-analyzer": "src/main.rs", "tsls": "src/hints.ts"}
+    file = hinted.get(pair.server, ACCENTED[pair.server][0])
     mine, _ = await pair.agree(
-        types.TEXT_DOCUMENT_INLAY_HINT, lambda s: {"textDocument": s.doc(file), "range": s.whole(file)}, file, ready
+        types.TEXT_DOCUMENT_INLAY_HINT, lambda s: {"textDocument": s.doc(file), "range": s.whole(file)}, file, bool
     )
     note(f"{pair.server}: {len(mine or [])} inlay hints in {file}")
 

@@ -262,3 +262,37 @@ async def test_commands_named_at_initialize_are_never_registered_again() -> None
     assert second.register_options.commands == ["gopls.third"]
     assert first.id != second.id
     assert {"gopls.tidy", "gopls.new_thing", "gopls.third"} <= hooks.child_commands
+
+
+# -- the editor's pushed settings reach the children ----------------------------------------------------------
+
+
+def listening(language: str, root: str) -> Any:
+    child = offering(language, root)
+    child.told = []
+    child.notify = lambda method, params: child.told.append((method, params))
+    return child
+
+
+async def test_a_child_that_starts_after_the_editor_pushed_settings_is_told_them_first() -> None:
+    server = RegisteringServer(client_capabilities("neovim"))
+    hooks = ServerHooks(server, own_commands=())  # type: ignore[arg-type]
+    before = listening("node", "/w/a")
+    hooks.started(before)  # nothing pushed yet: nothing to tell
+    assert before.told == []
+    hooks.settings = {"typescript": {"inlayHints": {"includeInlayParameterNameHints": "all"}}}
+    after = listening("node", "/w/b")
+    hooks.started(after)
+    assert after.told == [(types.WORKSPACE_DID_CHANGE_CONFIGURATION, {"settings": hooks.settings})]
+
+
+async def test_pushed_settings_go_to_every_running_child_and_are_kept_for_later_ones() -> None:
+    running = [listening("node", "/w/a"), listening("go", "/w/b")]
+    navigation = SimpleNamespace(
+        hooks=SimpleNamespace(settings=None), manager=SimpleNamespace(children=lambda: running)
+    )
+    settings = {"gopls": {"hints": {"parameterNames": True}}, "lintel": {"editor": {}}}
+    Navigation.configuration_changed(navigation, settings)  # type: ignore[arg-type]
+    assert navigation.hooks.settings == settings
+    for child in running:
+        assert child.told == [(types.WORKSPACE_DID_CHANGE_CONFIGURATION, {"settings": settings})]

@@ -122,6 +122,9 @@ class FakeChildren:
     async def stop(self) -> None:
         self.calls.append("stop")
 
+    def configuration_changed(self, settings: Any) -> None:
+        self.calls.append("configuration")
+
 
 class FakeWorkers:
     def __init__(self, calls: list[str]) -> None:

@@ -35,6 +35,9 @@ class Children(Protocol):
     async def stop(self) -> None:
         """Every child shut down (shutdown + exit, then killed)."""
 
+    def configuration_changed(self, settings: Any) -> None:
+        """The settings the editor pushed, passed on to every child (and to each one that starts later)."""
+
 
 def _folder(uri: str) -> Folder | None:
     path = to_fs_path(uri)
@@ -207,6 +210,8 @@ class Lifecycle:
 
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
         settings = params.settings
+        # The other sections are the child servers' (gopls, typescript, python…): each child reads its own.
+        self.children.configuration_changed(settings)
         section = settings.get("lintel") if isinstance(settings, Mapping) else None
         if isinstance(section, Mapping):
             # Clients that push settings send them here; asking the client again would replace them.

@@ -47,6 +47,7 @@ class ServerHooks:
         self._own_commands = own_commands  # lintel's, never registered again for a child
         self.child_commands: set[str] = set()  # every command a child offered (registered with the editor)
         self._registered: set[tuple[str, str]] = set()  # (language, method) registered with the editor
+        self.settings: Any = None  # what the editor last pushed (workspace/didChangeConfiguration), for new children
 
     def trusted(self) -> bool:
         return self._server.session.trusted
@@ -122,7 +123,10 @@ class ServerHooks:
     def started(self, child: Child) -> None:
         """What the child offers beyond what lintel advertised at `initialize`, registered with an editor that
         registers dynamically: its other commands, and the methods only some servers answer, for its language's
-        documents."""
+        documents. The settings the editor pushed reach it too, as they would a server the editor started:
+        typescript-language-server reads its preferences (inlay hints, code lenses) only from them."""
+        if self.settings is not None:
+            child.notify(types.WORKSPACE_DID_CHANGE_CONFIGURATION, {"settings": self.settings})
         self._register_commands(child)
         self._register_methods(child)
 
@@ -233,6 +237,13 @@ class Navigation:
                 entry["failure"] = slot.child.failure
             restarted.append(entry)
         return {"restarted": restarted}
+
+    def configuration_changed(self, settings: Any) -> None:
+        """The editor's pushed settings, told to every running child as the editor would tell it (each reads its own
+        section; gopls and basedpyright ask for theirs again, through lintel), and to each child that starts later."""
+        self.hooks.settings = settings
+        for child in self.manager.children():
+            child.notify(types.WORKSPACE_DID_CHANGE_CONFIGURATION, {"settings": settings})
 
     async def relay(self, method: str, params: Any, uri: str) -> Any:
         """A request one of lintel's own features serves relayed to the document's child as well (formatting where
