@@ -148,16 +148,18 @@ def _is_list(answer: Any) -> bool:
     return isinstance(answer, list)
 
 
-def _skip_unless(pair: Pair, *servers: str) -> None:
-    if pair.server not in servers:
-        pytest.skip(f"{pair.server}: not offered by this server (or nothing in its fixture to ask about)")
+def _only(*servers: str, clients: tuple[str, ...] = CLIENTS) -> pytest.MarkDecorator:
+    """The pairs of a test about what only these servers offer (or have something in their fixture to ask about):
+    the others are not collected, rather than skipped."""
+    chosen = [(s, c) for s, c in PAIRS if s in servers and c in clients]
+    return pytest.mark.parametrize("pair", chosen, indirect=True, ids=[f"{s}-{c}" for s, c in chosen])
 
 
 # -- document requests ------------------------------------------------------------------------------------------
 
 
+@_only(*LENSES)
 async def test_code_lenses_and_their_resolve(pair: Pair) -> None:
-    _skip_unless(pair, *LENSES)
     file = LENSES[pair.server]
     # rust-analyzer's lenses need its VS Code extension's commands: [] on both sides.
     ready = _is_list if pair.server == "rust-analyzer" else bool
@@ -221,9 +223,9 @@ def _applied(data: list[int], delta: dict[str, Any]) -> list[int]:
     return result
 
 
+@_only("rust-analyzer")
 async def test_semantic_token_deltas(pair: Pair) -> None:
     """After an edit, the editor's tokens with lintel's delta applied are lintel's full tokens of the new text."""
-    _skip_unless(pair, "rust-analyzer")
     file, side = "src/shapes.rs", pair.lintel
     document = side.doc(file)
     original = side.text(file)
@@ -262,8 +264,8 @@ def _edit(pair: Pair, file: str, version: int, text: str) -> None:
         notify(side.client, types.TEXT_DOCUMENT_DID_CHANGE, change)
 
 
+@_only("gopls", "rust-analyzer", "tsls")
 async def test_folding_and_selection_ranges(pair: Pair) -> None:
-    _skip_unless(pair, "gopls", "rust-analyzer", "tsls")
     file, line, symbol = ACCENTED[pair.server]
     await pair.agree(types.TEXT_DOCUMENT_FOLDING_RANGE, document(file), file)
     await pair.agree(
@@ -273,8 +275,8 @@ async def test_folding_and_selection_ranges(pair: Pair) -> None:
     )
 
 
+@_only("gopls")
 async def test_document_links(pair: Pair) -> None:
-    _skip_unless(pair, "gopls")
     links, _ = await pair.agree(types.TEXT_DOCUMENT_DOCUMENT_LINK, document("greet.go"), "greet.go")
     note(f"gopls: {len(links)} links in greet.go")
 
@@ -290,8 +292,8 @@ async def test_call_hierarchy(pair: Pair) -> None:
     assert calls, f"{pair.server}: no calls into or out of {[symbol for _, _, symbol in HIERARCHY[pair.server]]}"
 
 
+@_only("gopls")
 async def test_type_hierarchy(pair: Pair) -> None:
-    _skip_unless(pair, "gopls")
     for symbol, method in (("Square", types.TYPE_HIERARCHY_SUPERTYPES), ("Shape", types.TYPE_HIERARCHY_SUBTYPES)):
         items, theirs = await pair.agree(
             types.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY, position("shapes.go", f"type {symbol}", symbol), "shapes.go"
@@ -301,10 +303,10 @@ async def test_type_hierarchy(pair: Pair) -> None:
         assert names & {"Shape", "Square"}, f"{symbol} {method}: {related!r}"
 
 
+# typescript-language-server offers linked editing only to editors that have it (VS Code's capabilities).
+@_only("tsls", clients=("visual-studio-code",))
 async def test_linked_editing_ranges(pair: Pair) -> None:
-    _skip_unless(pair, "tsls")
-    if not pair.offers("linkedEditingRangeProvider"):
-        pytest.skip("typescript-language-server offers linked editing only to editors that have it (VS Code)")
+    assert pair.offers("linkedEditingRangeProvider")
     file = "src/view.tsx"
     await pair.agree(types.TEXT_DOCUMENT_LINKED_EDITING_RANGE, position(file, "<div", "div"), file)
 
@@ -352,8 +354,8 @@ async def test_code_actions_and_their_resolve(pair: Pair) -> None:
 # -- files, formatting, what a child lacks ----------------------------------------------------------------------
 
 
+@_only(*RENAMES)
 async def test_will_rename_files(pair: Pair) -> None:
-    _skip_unless(pair, *RENAMES)
     old, new = RENAMES[pair.server]
     for side in (pair.lintel, pair.direct):
         side.open(old)
@@ -366,16 +368,16 @@ async def test_will_rename_files(pair: Pair) -> None:
     note(f"{pair.server}: renaming {old} edits {sorted(edit.get('changes') or {})}")
 
 
+@_only("gopls")
 async def test_formatting_a_document_no_child_serves_is_null(pair: Pair) -> None:
     """go.mod: lintel has no formatter for it (gofmt formats .go files) and does not give it to gopls (Go's files
     are .go files), so formatting it answers null, not an error."""
-    _skip_unless(pair, "gopls")
     params = {"textDocument": pair.lintel.doc("go.mod"), "options": {"tabSize": 4, "insertSpaces": False}}
     assert await pair.lintel.ask(types.TEXT_DOCUMENT_FORMATTING, params) is None
 
 
+@_only("tsls")
 async def test_range_formatting_where_lintel_formats_is_not_the_childs(pair: Pair) -> None:
-    _skip_unless(pair, "tsls")
     file = "src/api.ts"
     params = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 5, "character": 0}}}
     options = {"tabSize": 8, "insertSpaces": True}
