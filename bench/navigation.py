@@ -920,16 +920,21 @@ async def measure_methods(
             await direct.rpc.stop()
 
 
-def print_methods(results: dict[str, Any]) -> None:
-    target = TARGETS["relayed_added_ms"]
+def _print_head(title: str, lead: str, target: float) -> None:
+    """A table's title and header: `lead` columns, then direct, lintel, added and paired (median, p90)."""
     header = (
-        f"{'server':<9} {'client':<7} {'enc (child)':<16} {'request':<21} {'items':>5} {'n':>4}  "
-        f"{'direct med':>10} {'p90':>7}  {'lintel med':>10} {'p90':>7}  {'added med':>9} {'p90':>7}  "
+        f"{lead}  {'direct med':>10} {'p90':>7}  {'lintel med':>10} {'p90':>7}  {'added med':>9} {'p90':>7}  "
         f"{'paired med':>10} {'p90':>7}  target ≤ {target:g} ms"
     )
-    print("\nrelayed method classes, one request at a time, direct and lintel alternating:")
+    print(f"\n{title}")
     print(header)
     print("-" * len(header))
+
+
+def print_methods(results: dict[str, Any]) -> None:
+    target = TARGETS["relayed_added_ms"]
+    lead = f"{'server':<9} {'client':<7} {'enc (child)':<16} {'request':<21} {'items':>5} {'n':>4}"
+    _print_head("relayed method classes, one request at a time, direct and lintel alternating:", lead, target)
     for run in results.get("methods", []):
         encoding = f"{run['encoding']['editor']} ({run['encoding']['child']})"
         for method, stats in run["methods"].items():
@@ -1224,14 +1229,8 @@ def in_process(
 
 def print_tokens(results: dict[str, Any]) -> None:
     target = TARGETS["tokens_added_ms"]
-    header = (
-        f"{'server':<13} {'client':<7} {'enc (child)':<16} {'request':<22} {'n':>4}  "
-        f"{'direct med':>10} {'p90':>7}  {'lintel med':>10} {'p90':>7}  {'added med':>9} {'p90':>7}  "
-        f"{'paired med':>10} {'p90':>7}  target ≤ {target:g} ms"
-    )
-    print("\nsemantic tokens of a generated long file, direct and lintel alternating:")
-    print(header)
-    print("-" * len(header))
+    lead = f"{'server':<13} {'client':<7} {'enc (child)':<16} {'request':<22} {'n':>4}"
+    _print_head("semantic tokens of a generated long file, direct and lintel alternating:", lead, target)
     for run in results.get("tokens", []):
         encoding = f"{run['encoding']['editor']} ({run['encoding']['child']})"
         rows = [("full", run["full"])] + ([("full/delta after edit", run["delta"])] if "delta" in run else [])

@@ -17,28 +17,19 @@ from lintel.frontends.relay.client import ChildClient, ChildFailed, ChildSpec, C
 from lintel.runtime.child_process import telling_line
 from lsprotocol import types
 
+from tests.unit.fake_lsp import FRAMING
+
 # A stdlib-only LSP server. argv[1:] are behaviours: flood (2 MB on stderr before answering), helper (starts a
 # grandchild that keeps the pipes open), stubborn (ignores exit), utf8 (accepts UTF-8 positions), refuse (answers
 # initialize with an error), garbled (answers initialize with what is no InitializeResult).
-FAKE_SERVER = r"""
+FAKE_SERVER = (
+    r"""
 import json, os, subprocess, sys, time
 modes = set(sys.argv[1:])
 out = sys.stdout.buffer
-def send(message):
-    body = json.dumps(message).encode()
-    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    out.flush()
-def read():
-    length = 0
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            sys.exit(0)
-        if line == b"\r\n":
-            break
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-    return json.loads(sys.stdin.buffer.read(length))
+"""
+    + FRAMING
+    + r"""
 if "flood" in modes:
     sys.stderr.write(("x" * 1023 + "\n") * 2048)
     sys.stderr.flush()
@@ -85,6 +76,7 @@ while True:
     elif method == "exit" and "stubborn" not in modes:
         sys.exit(0)
 """
+)
 
 
 class Host:

@@ -26,6 +26,7 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import client_capabilities
 
+from tests.unit.fake_lsp import FRAMING
 from tests.unit.test_proxy_client import Host, wait_for
 
 # -- EditorBridge ------------------------------------------------------------------------------------------------
@@ -175,24 +176,13 @@ async def test_a_refresh_the_editor_does_not_take_is_not_sent() -> None:
 # -- a child's requests (ChildClient) ------------------------------------------------------------------------------
 
 # A stdlib-only server that, once initialized, asks for refreshes and says on stderr how each was answered.
-REFRESHING_SERVER = r"""
+REFRESHING_SERVER = (
+    r"""
 import json, sys
 out = sys.stdout.buffer
-def send(message):
-    body = json.dumps(message).encode()
-    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    out.flush()
-def read():
-    length = 0
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            sys.exit(0)
-        if line == b"\r\n":
-            break
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-    return json.loads(sys.stdin.buffer.read(length))
+"""
+    + FRAMING
+    + r"""
 while True:
     message = read()
     method, msg_id = message.get("method"), message.get("id")
@@ -209,6 +199,7 @@ while True:
         sys.stderr.write("answered %s %s\n" % (msg_id, json.dumps(message.get("result", message.get("error")))))
         sys.stderr.flush()
 """
+)
 
 
 async def test_a_childs_refreshes_reach_the_host_and_are_answered(tmp_path: Path) -> None:
