@@ -346,8 +346,9 @@ async def test_polyglot_answers_go_and_typescript_over_one_connection(session: S
     assert capabilities.completion_provider.resolve_provider
     assert {".", '"', "/"} <= set(capabilities.completion_provider.trigger_characters or ())
     assert capabilities.signature_help_provider is not None
-    # The union of the default servers' (rust-analyzer and typescript-language-server add "<" for generics).
-    assert list(capabilities.signature_help_provider.trigger_characters or ()) == ["(", ",", "<"]
+    # The union of the default servers' (rust-analyzer and typescript-language-server add "<" for generics,
+    # basedpyright ")" for the enclosing call after a nested one); each child is asked only for its own.
+    assert list(capabilities.signature_help_provider.trigger_characters or ()) == ["(", ",", "<", ")"]
     assert capabilities.workspace_symbol_provider
 
     hover = await nav.hover("server_test.go", "got := Port()", "Port")
