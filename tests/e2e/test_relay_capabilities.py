@@ -28,7 +28,7 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     yield found
 
 
-def test_commands_are_advertised_at_initialize(table: ServerTable) -> None:
+async def test_commands_are_advertised_at_initialize(table: ServerTable) -> None:
     """Neovim runs only the commands `initialize` named (it registers none later)."""
     missing = sorted(set(commands(table.capabilities)) - set(methods.CHILD_COMMANDS))
     assert not missing, f"{table.server}'s commands missing from CHILD_COMMANDS: {missing}"
@@ -38,14 +38,14 @@ def _covered(kind: str) -> bool:
     return kind == "" or any(kind == c or kind.startswith(c + ".") for c in methods.CHILD_ACTION_KINDS)
 
 
-def test_code_action_kinds_are_covered(table: ServerTable) -> None:
+async def test_code_action_kinds_are_covered(table: ServerTable) -> None:
     provider = table.capabilities.get("codeActionProvider")
     kinds = strings(provider.get("codeActionKinds") if isinstance(provider, dict) else ())
     # "": rust-analyzer's kind for actions of no kind; such actions are asked for without `only`.
     assert not [k for k in kinds if not _covered(k)], f"{table.server}: kinds no CHILD_ACTION_KINDS covers"
 
 
-def test_semantic_token_types_are_in_lintels_legend(table: ServerTable) -> None:
+async def test_semantic_token_types_are_in_lintels_legend(table: ServerTable) -> None:
     provider = table.capabilities.get("semanticTokensProvider")
     legend = provider.get("legend") if isinstance(provider, dict) else None
     if legend is None:
@@ -65,7 +65,7 @@ def _characters(capabilities: dict[str, Any], provider: str, *keys: str) -> set[
     return found
 
 
-def test_trigger_characters_are_in_lintels_unions(table: ServerTable) -> None:
+async def test_trigger_characters_are_in_lintels_unions(table: ServerTable) -> None:
     caps = table.capabilities
     checks = {
         "completion": (_characters(caps, "completionProvider", "triggerCharacters"), methods.COMPLETION_TRIGGERS),
@@ -93,7 +93,7 @@ def _filter_covers(ours: types.FileOperationFilter, theirs: dict[str, Any]) -> b
     return ours.pattern.glob == pattern["glob"] and matches in (None, pattern.get("matches"))
 
 
-def test_file_operation_filters_are_covered(table: ServerTable) -> None:
+async def test_file_operation_filters_are_covered(table: ServerTable) -> None:
     workspace = table.capabilities.get("workspace") or {}
     operations = workspace.get("fileOperations") or {}
     by_provider = {camel(r.provider): r for r in methods.RELAYED if r.scope == "files"}
@@ -107,7 +107,7 @@ def test_file_operation_filters_are_covered(table: ServerTable) -> None:
         assert not uncovered, f"{table.server} {relayed.method}: filters FILE_OPERATIONS misses: {uncovered}"
 
 
-def test_every_provider_is_relayed_or_accounted_for(table: ServerTable) -> None:
+async def test_every_provider_is_relayed_or_accounted_for(table: ServerTable) -> None:
     """Each method the server announces (capabilities, registrations) is relayed with a route, lintel's own, or
     left out for a reason OTHER_PROVIDERS gives."""
     assert not unknown_providers(table.capabilities), f"{table.server}: capabilities RELAYED does not know"
