@@ -300,7 +300,8 @@ async def test_unknown_command_and_bad_arguments_are_invalid_params(start: Start
     assert "lintel.doesNotExist" in unknown.message
     # lintel's own commands are all named (Neovim is also told of the default servers', which their servers run).
     own = [command for command in offered.commands if command.startswith("lintel.")]
-    assert own and all(command in unknown.message for command in own), unknown.message
+    assert own
+    assert all(command in unknown.message for command in own), unknown.message
     await editor.alive()
 
     for arguments, named in [(({"timeout": "soon"},), "timeout"), ((1, 2), "object"), (({"bogus": 1},), "bogus")]:
