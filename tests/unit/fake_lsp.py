@@ -1,4 +1,4 @@
-"""Pieces of the stdlib-only LSP servers the unit tests run as child processes (a fake child, a refreshing one)."""
+"""Pieces of the stdlib-only LSP servers the unit tests run as child processes."""
 
 # Content-Length framing on stdin/stdout: `send(message)` and `read()` (exits when stdin closes). Needs `json`, `sys`
 # and `out = sys.stdout.buffer` before it.

@@ -18,6 +18,8 @@ from lintel.runtime.child_process import ChildProcess
 from lintel.runtime.clock import ManualClock
 from lintel.runtime.rpc import Callbacks, Connection, JsonLines, Lsp, RemoteError, RequestTimeout
 
+from tests.unit.fake_lsp import FRAMING
+
 # JSON lines: answers {"id", "echo"} at once, never answers "silent", logs cancels to stderr; greets first.
 LINES_CHILD = r"""
 import json, sys
@@ -32,24 +34,13 @@ for line in sys.stdin:
 
 # LSP: on "ask" it asks lintel "lintel/question" and answers the ask with lintel's answer (or its error); on
 # "slow-ask" it asks "lintel/slow" and then cancels that; "hover" is answered, "definition" never.
-LSP_CHILD = r"""
+LSP_CHILD = (
+    r"""
 import json, sys
-out, inp = sys.stdout.buffer, sys.stdin.buffer
-def send(message):
-    body = json.dumps(message).encode()
-    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    out.flush()
-def read():
-    length = 0
-    while True:
-        line = inp.readline()
-        if not line:
-            sys.exit(0)
-        if line == b"\r\n":
-            break
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-    return json.loads(inp.read(length))
+out = sys.stdout.buffer
+"""
+    + FRAMING
+    + r"""
 waiting = {}
 while True:
     message = read()
@@ -70,6 +61,7 @@ while True:
     elif msg_id in waiting:
         send({"jsonrpc": "2.0", "id": waiting.pop(msg_id), "result": message.get("result", message.get("error"))})
 """
+)
 
 
 async def spawn(tmp_path: Path, script: str) -> ChildProcess:
