@@ -46,6 +46,9 @@ class RunResult:
     # runTests: what ran ("the tests in tests/test_a.py", "the whole suite of …"), so a `path` that only picked the
     # project is never mistaken for a narrowed run.
     scope: str | None = None
+    # The binary that was not found (resolution, or the start failing with ENOENT): nothing ran because the tool is
+    # not installed, which run_state tells apart from a tool that ran and failed.
+    missing_binary: str | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -98,6 +101,28 @@ class RunResult:
         if self.scope is not None:
             out["scope"] = self.scope
         return out
+
+
+RunState = Literal["complete", "timed_out", "tool_missing", "not_run"]
+
+
+def run_state(result: RunResult) -> tuple[RunState, str | None]:
+    """Whether a run's findings are the whole answer: `complete` (it ran to the end: findings, clean or passed),
+    `timed_out`, `tool_missing` (its binary was not found) or `not_run` (not configured, crashed, output not
+    understood), with the reason. Anything but `complete` means the answer is partial, never clean."""
+    if result.timed_out:
+        return "timed_out", result.reason or f"{result.tool} timed out"
+    if result.missing_binary is not None:
+        return "tool_missing", result.reason or f"{result.missing_binary} not found"
+    if result.status in ("clean", "passed", "findings"):
+        return "complete", result.reason
+    return "not_run", result.reason or f"{result.tool} did not run"
+
+
+def state_json(result: RunResult) -> dict[str, Any]:
+    """A run's `state` and `stateReason`, the fields the diagnostics-like answers add to each run entry."""
+    state, reason = run_state(result)
+    return {"state": state, "stateReason": reason}
 
 
 def relative(path: Path, root: Path) -> str:

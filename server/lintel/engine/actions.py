@@ -17,17 +17,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lintel.core.errors import BadArgument, NothingToRun, NotSupported
 from lintel.core.issues import Issue
-from lintel.engine.checks import RunResult, run_check, run_file_check
+from lintel.core.results import state_json
+from lintel.engine import settled
+from lintel.engine.checks import RunResult, run_check
 from lintel.engine.config import LintelConfig
 from lintel.engine.coverage import CoverageFailed, CoverageStore, CoverageUnsupported, Request, coverage
 from lintel.engine.coverage import tests_covering as covering
 from lintel.engine.detect import DetectionError, choose_project, is_inside, nearest_project, normalize_language
 from lintel.engine.detect_report import DetectReport, detect_report
 from lintel.engine.discover import Discovery, describe, discover, nearest_above
+from lintel.engine.edits import RangeEdit, TextReplace
 from lintel.engine.fixrun import FixOutcome, FixScope, apply_fixes
 from lintel.engine.scripts import run_script, script_command
 from lintel.engine.testruns import failing_selection, path_selection, run_selection, select_tests
-from lintel.languages import LANGUAGES, CheckName, FileCheckName, Project, Registry
+from lintel.languages import LANGUAGES, CheckName, Project, Registry
 from lintel.languages.testselect import Selection
 
 NOT_TRUSTED = "this workspace is not trusted: lintel runs no tools here"
@@ -95,6 +98,14 @@ class CommandArgs(BaseModel):
     unsafe: bool | None = Field(None, description="Apply the tools' unsafe fixes too (default: safe ones only).")
     dry_run: bool | None = Field(
         None, description="Write nothing: answer the diff each file would get and what would be left."
+    )
+    content: str | None = Field(
+        None, description="check_edit: the file's whole proposed text (a file not created yet may be checked too)."
+    )
+    edits: list[RangeEdit | TextReplace] | None = Field(
+        None,
+        description="check_edit: edits of the file on disk, in order: {oldText, newText} (oldText must match exactly"
+        " once) or {line, column, endLine, endColumn, newText} (1-based, columns in characters, end excluded).",
     )
 
 
@@ -444,6 +455,8 @@ class FileDiagnostics:
     file: str  # relative to the workspace root, with `/`
     language: str
     runs: list[RunResult]
+    content_hash: str | None = None  # of the bytes checked (settled.content_hash)
+    version: int | None = None  # the editor's document version, when its open text was checked
 
     @property
     def issues(self) -> list[Issue]:
@@ -460,8 +473,23 @@ class FileDiagnostics:
             "check": "diagnostics",
             "file": self.file,
             "issues": [issue.to_json() for issue in self.issues],
-            "runs": [run.result_json() for run in self.runs],
+            "runs": [{**run.result_json(), "tool": run.tool, **state_json(run)} for run in self.runs],
+            "contentHash": self.content_hash,
+            **({"version": self.version} if self.version is not None else {}),
         }
+
+
+def diagnostics_target(command: str, folders: Sequence[F], args: CommandArgs) -> tuple[F, Path, Project]:
+    """The workspace folder, the file and the project of a `{file, language?}` diagnostics request."""
+    if args.file is None:
+        raise invalid(f"{command}: file: Field required")
+    folder, path = inside(folders, args.file, what="file")
+    if not path.is_file():
+        raise invalid(f"file {_shown(args.file)!r} is not a file")
+    chosen = nearest_project(path, folder.root, language=normalize_language(args.language), languages=folder.languages)
+    if chosen is None:
+        raise failed(f"no project of lintel's languages owns {_shown(args.file)!r}")
+    return folder, path, chosen
 
 
 async def file_diagnostics(
@@ -474,25 +502,14 @@ async def file_diagnostics(
 ) -> FileDiagnostics:
     """What the editor shows for one file after a save: its lint findings and, with `editor.formatCheck` (on
     by default), its format findings — each run scoped to the file as on save (the CLI run; the editor may
-    answer from a warm worker, with the same findings)."""
-    if args.file is None:
-        raise invalid(f"{command}: file: Field required")
-    folder, path = inside(folders, args.file, what="file")
-    if not path.is_file():
-        raise invalid(f"file {_shown(args.file)!r} is not a file")
-    chosen = nearest_project(path, folder.root, language=normalize_language(args.language), languages=folder.languages)
-    if chosen is None:
-        raise failed(f"no project of lintel's languages owns {_shown(args.file)!r}")
+    answer from a warm worker, with the same findings). A tool that is missing or timed out is a run whose state
+    says so (the answer is partial), not an error."""
+    folder, path, chosen = diagnostics_target(command, folders, args)
     require_trust(trusted)
-    checks: list[FileCheckName] = ["lint", "format"] if folder.config.editor.format_check else ["lint"]
-    runs: list[RunResult] = []
-    for check in checks:
-        result = await run_file_check(
-            chosen, check, path, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
-        )
-        if result is not None:
-            runs.append(must_have_run(result, check))
-    return FileDiagnostics(path.relative_to(folder.root.resolve()).as_posix(), chosen.language, runs)
+    runs, digest = await settled.disk_runs(
+        chosen, path, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
+    )
+    return FileDiagnostics(path.relative_to(folder.root.resolve()).as_posix(), chosen.language, runs, digest)
 
 
 async def fix_findings(

@@ -36,6 +36,7 @@ from lintel.languages import (
     NPX_NO_INSTALL,
     REPORT_PLACEHOLDER,
     CheckName,
+    FileScope,
     Project,
     ToolSpec,
 )
@@ -259,18 +260,10 @@ async def run_file_check(  # noqa: PLR0913 - keyword options of one call, passed
     its package, crate or project keeping only that file's findings. With `text`, the unsaved content goes on stdin
     when the tool reads stdin; with `require_stdin` a tool that cannot read it is not run (None), nor is a
     check the project's language has no command for, nor one whose tool the project does not use."""
-    if check not in project.spec.checks:
-        return None  # a language the user declared without this check
+    scope = file_scope(project, check, file, config, buffered=text is not None)
+    if scope is None:
+        return None
     workspace = workspace.resolve()
-    settings = config.languages.get(project.language)
-    override = settings.argv_for(check)
-    if not override and project.problem is None and unused_tool(project, check):
-        return None  # a tool the project does not use (no prettier): nothing to say about the file
-    if override:
-        # The user's command: given the file where it says `{files}`, else run whole for the file's findings.
-        scope = scope_to_file(override_argv(project.spec.tool_for(project, check), override), project, file)
-    else:
-        scope = project.spec.file_scope(project, check, file, text is not None)
     if require_stdin and not scope.stdin:
         return None  # the tool cannot see unsaved text: checking the saved file would describe other content
     result = await run_planned(
@@ -283,6 +276,22 @@ async def run_file_check(  # noqa: PLR0913 - keyword options of one call, passed
     if scope.filter_to_file or result.issues:
         result.issues = keep_file_issues(result.issues, file, workspace)
     return result
+
+
+def file_scope(
+    project: Project, check: Literal["lint", "format"], file: Path, config: LintelConfig, *, buffered: bool
+) -> FileScope | None:
+    """How `check` runs for one file (`buffered`: its text goes on stdin where the tool reads stdin); None for a
+    check the project's language has no command for, or whose tool the project does not use."""
+    if check not in project.spec.checks:
+        return None  # a language the user declared without this check
+    override = config.languages.get(project.language).argv_for(check)
+    if not override and project.problem is None and unused_tool(project, check):
+        return None  # a tool the project does not use (no prettier): nothing to say about the file
+    if override:
+        # The user's command: given the file where it says `{files}`, else run whole for the file's findings.
+        return scope_to_file(override_argv(project.spec.tool_for(project, check), override), project, file)
+    return project.spec.file_scope(project, check, file, buffered)
 
 
 def keep_file_issues(issues: Iterable[Issue], file: Path, workspace: Path) -> list[Issue]:
@@ -325,6 +334,7 @@ async def run_planned(
     if missing is not None:
         result.reason = not_found_message(label, missing.name, spec.install_hint, proxy_only=missing.proxy_only)
         result.output = result.reason
+        result.missing_binary = missing.name
         log.info("%s %s not checked: %s (tried %s)", project.language, spec.check, result.reason, missing.tried)
         return result
     if FILES_PLACEHOLDER in argv:
@@ -365,8 +375,10 @@ async def run_planned(
         except ProcessStartError as exc:
             # Resolution found the binary, so this is a race (removed since) or a broken file/cwd.
             result.reason = f"{label}: {exc}"
-            if exc.errno == errno.ENOENT and spec.install_hint:
-                result.reason += f" — install it with: {spec.install_hint}"
+            if exc.errno == errno.ENOENT:
+                result.missing_binary = result.binary or argv[0]
+                if spec.install_hint:
+                    result.reason += f" — install it with: {spec.install_hint}"
             result.output = result.reason
             return result
         report = _read_report(report_path) if wants_report else None
