@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from lintel.engine import actions
+from lintel.engine import actions, editcheck
 from lintel.engine.actions import CommandArgs, FileDiagnostics, Folder
 from lintel.engine.checks import RunResult
 from lintel.engine.coverage import CoverageStore
 from lintel.engine.detect import normalize_language
 from lintel.engine.detect_report import DetectReport
+from lintel.engine.editcheck import EditCheck, OpenDocument
 from lintel.engine.fixrun import FixOutcome
 from lintel.engine.testruns import nothing_to_rerun
 from lintel.engine.validators import ValidateResult, run_validators
@@ -55,6 +56,16 @@ class Front(Protocol):
     def publish_validation(self, folder: Folder, result: ValidateResult) -> None: ...
 
     async def restart_servers(self, language: str | None) -> Any: ...
+
+    async def server_diagnostics(self, folder: Folder, file: Path, text: str) -> RunResult | None:
+        """The child language server's diagnostics of `text` as the content of `file` (check "typecheck", tool and
+        source the server's name, 1-based code-point columns, `timed_out` when it did not answer in time); None
+        when no language server serves the file."""
+        ...
+
+    def open_document(self, file: Path) -> OpenDocument | None:
+        """The editor's open document of `file` (resolved): its text and version; None when it is not open."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -118,7 +129,9 @@ class Restarted:
         return self.answer
 
 
-CommandReport = Ran | LastTestRun | Covering | Validation | Restarted | FileDiagnostics | FixOutcome | DetectReport
+CommandReport = (
+    Ran | LastTestRun | Covering | Validation | Restarted | FileDiagnostics | FixOutcome | DetectReport | EditCheck
+)
 Action = Callable[[Front, CommandRequest], Awaitable[CommandReport]]
 
 
@@ -332,9 +345,28 @@ async def fix_all(front: Front, request: CommandRequest) -> CommandReport:
 
 
 async def file_diagnostics(front: Front, request: CommandRequest) -> CommandReport:
-    async with front.progress(f"lintel: diagnostics of {request.args.file}") as on_start:
+    """The file's lint and format findings: of the editor's open document (its current text and version) when it
+    is open, else of the file on disk."""
+    args = request.args
+    async with front.progress(f"lintel: diagnostics of {args.file}") as on_start:
+        if args.file is not None:
+            folder, path, project = actions.diagnostics_target(request.name, front.folders, args)
+            actions.require_trust(front.trusted)
+            found = await editcheck.document_diagnostics(
+                front.open_document, folder, path, project, args, on_start=on_start
+            )
+            if found is not None:
+                return found
         return await actions.file_diagnostics(
-            request.name, front.folders, request.args, trusted=front.trusted, on_start=on_start
+            request.name, front.folders, args, trusted=front.trusted, on_start=on_start
+        )
+
+
+async def check_edit(front: Front, request: CommandRequest) -> CommandReport:
+    """A proposed content of a file checked without writing it, against the file on disk (lintel.engine.editcheck)."""
+    async with front.progress(f"lintel: checking an edit of {request.args.file}") as on_start:
+        return await editcheck.check_edit(
+            request.name, front, front.folders, request.args, trusted=front.trusted, on_start=on_start
         )
 
 
@@ -445,12 +477,25 @@ COMMANDS: tuple[Command, ...] = (
         " [{file, diff, fixes}], remaining (the issues left), dryRun}.",
     ),
     Command(
-        None,
+        "lintel.diagnostics",
         "diagnostics",
         Arguments(("file", "language", "timeout"), required=("file",)),
         file_diagnostics,
         "The lint and format findings for one file, as the editor shows them after a save: call it right after"
-        " writing a file. Returns {ok, language, file, issues, runs} (runs: the RunResult of each tool).",
+        " writing a file. Returns {ok, language, file, contentHash, issues, runs} (runs: the RunResult of each tool"
+        " with its state: complete, timed_out, tool_missing or not_run, and stateReason). When a run is not"
+        " complete the summary's first line starts with `partial:` — that is never a clean file.",
+    ),
+    Command(
+        "lintel.checkEdit",
+        "check_edit",
+        Arguments(("file", "content", "edits", "language", "timeout"), required=("file",)),
+        check_edit,
+        "Check a proposed content of a file BEFORE writing it: the lint and format findings (and the language"
+        " server's, where one runs) of `content` (the whole new text) or of `edits` applied to the file, as a delta"
+        " against the file on disk; nothing is written. Returns {ok, file, contentHash, baseHash, new (the new"
+        " issues in full), fixed, unchanged, counts, runs (each with state and stateReason)}. A tool that reads"
+        " files only is a run with state not_run.",
     ),
 )
 

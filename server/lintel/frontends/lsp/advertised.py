@@ -54,6 +54,10 @@ TESTS_COVERING = "lintel.testsCovering"
 OPEN_DOCUMENTATION = "lintel.openDocumentation"
 # The linters' own fixes over a file, a folder or a project (lintel.engine.fixrun), as `lintel check --fix`.
 FIX_ALL = "lintel.fixAll"
+# An agent's checks of one file: its findings now (an open document's current text), a proposed text's before it is
+# written.
+DIAGNOSTICS = "lintel.diagnostics"
+CHECK_EDIT = "lintel.checkEdit"
 COMMANDS = (
     RUN_TESTS,
     TYPECHECK,
@@ -69,6 +73,8 @@ COMMANDS = (
     TESTS_COVERING,
     OPEN_DOCUMENTATION,
     FIX_ALL,
+    DIAGNOSTICS,
+    CHECK_EDIT,
 )
 
 # codeactions.py: the tools' own fixes, a rule disabled for a line, and every safe fix of a document at once.

@@ -24,12 +24,13 @@ from lintel.engine.actions import ActionError, CommandArgs, Folder, parse_args
 from lintel.engine.checks import RunResult
 from lintel.engine.commandtable import LSP_COMMANDS, Command, CommandRequest, OnStart
 from lintel.engine.coverage import CoverageStore
+from lintel.engine.editcheck import OpenDocument
 from lintel.engine.validators import ValidateResult
 from lintel.frontends.lsp import session
 from lintel.frontends.lsp.advertised import COMMANDS
 from lintel.frontends.lsp.diagnostics import Diagnostics
 from lintel.frontends.lsp.pyglscompat import forget_progress, progress_cancelled
-from lintel.frontends.lsp.shared import NOT_FORWARDED, ForwardCommand, RestartServers
+from lintel.frontends.lsp.shared import NOT_FORWARDED, ForwardCommand, RestartServers, uri_path
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer
@@ -136,6 +137,27 @@ class EditorCall:
 
     async def restart_servers(self, language: str | None) -> Any:
         return await self.commands.restart(language)
+
+    async def server_diagnostics(self, folder: Folder, file: Path, text: str) -> RunResult | None:
+        return None  # placeholder: the child server's diagnostics of a text (relay overlay) are connected at merge
+
+    def open_document(self, file: Path) -> OpenDocument | None:
+        documents = self.commands.server.workspace.text_documents
+        document = documents.get(file.as_uri())
+        if document is None:
+            document = next((d for uri, d in documents.items() if _names(uri, file)), None)
+        if document is None or document.version is None:
+            return None
+        return OpenDocument(document.source, document.version)
+
+
+def _names(uri: str, file: Path) -> bool:
+    """Whether the editor's `uri` is `file` (resolved), however the editor spelled it (a symlink, escapes)."""
+    path = uri_path(uri)
+    try:
+        return path is not None and path.resolve() == file
+    except (OSError, ValueError):
+        return False
 
 
 class Progress:

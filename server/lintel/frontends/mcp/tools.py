@@ -32,7 +32,9 @@ from lintel.engine.commandtable import (
 )
 from lintel.engine.coverage import CoverageStore
 from lintel.engine.detect_report import DetectReport
+from lintel.engine.editcheck import EditCheck, OpenDocument
 from lintel.engine.fixrun import FixOutcome
+from lintel.engine.settled import partial_head
 from lintel.engine.validators import ValidateResult
 from lintel.frontends.mcp.workspace import Host
 from lintel.frontends.report.text import issue_line
@@ -131,6 +133,12 @@ class AgentCall:
     async def restart_servers(self, language: str | None) -> Any:
         raise actions.failed("lintel mcp runs no language servers")
 
+    async def server_diagnostics(self, folder: Folder, file: Path, text: str) -> RunResult | None:
+        return None  # placeholder: the child servers' diagnostics of a text come with lintel mcp's servers
+
+    def open_document(self, file: Path) -> OpenDocument | None:
+        return None  # an agent has no open documents: the file on disk is the content
+
 
 def answer(report: CommandReport) -> Answer:
     """A command's report as a tool's answer: its JSON and the summary of its kind."""
@@ -148,6 +156,8 @@ def answer(report: CommandReport) -> Answer:
         return Answer(document, detect_summary(document))
     if isinstance(report, FileDiagnostics):
         return Answer(report.to_json(), diagnostics_summary(report))
+    if isinstance(report, EditCheck):
+        return Answer(report.to_json(), edit_summary(report))
     if isinstance(report, FixOutcome):
         return Answer(report.to_json(), fixes_summary(report))
     if isinstance(report, (Validation, Restarted)):  # editor commands: no tool answers them
@@ -208,9 +218,18 @@ def run_summary(result: RunResult) -> str:
 
 
 def diagnostics_summary(found: FileDiagnostics) -> str:
+    """`file: 2 errors (ruff)`, or `partial: ruff lint timed_out (…); file: …` when a run is not complete (a
+    timed-out run's note is not counted as a finding there); then the issues."""
     tools = ", ".join(dict.fromkeys(run.tool for run in found.runs)) or "no tool"
     issues = found.issues
-    return "\n".join([f"{found.file}: {_counts(issues)} ({tools})", *_issue_lines(issues)])
+    real = [i for i in issues if i.kind != "timeout"]
+    partial = partial_head(found.runs, f"{found.file}: {_counts(real)} from the other tools ({tools})")
+    return "\n".join([partial or f"{found.file}: {_counts(issues)} ({tools})", *_issue_lines(issues)])
+
+
+def edit_summary(checked: EditCheck) -> str:
+    """`file: 1 new, 0 fixed, 3 unchanged (ruff, ruff format)` (or `partial: …`), then the new issues."""
+    return "\n".join([checked.head(), *_issue_lines(checked.new)])
 
 
 def covering_summary(answer: dict[str, Any]) -> str:
