@@ -121,5 +121,12 @@ def partial_head(runs: Sequence[RunResult], rest: str) -> str | None:
     told = []
     for run in missing:
         state, reason = run_state(run)
-        told.append(f"{run.tool} {run.check} {state}" + (f" ({reason})" if reason else ""))
+        said = _short(reason.removeprefix(f"{run.tool} ")) if reason else ""
+        told.append(f"{run.tool} {run.check} {state}" + (f" ({said})" if said else ""))
     return f"partial: {'; '.join(told)}; {rest}"
+
+
+def _short(reason: str, limit: int = 160) -> str:
+    """A reason on one line of a summary: its first line, cut at `limit` characters."""
+    line = reason.strip().splitlines()[0] if reason.strip() else ""
+    return line if len(line) <= limit else f"{line[:limit]}…"

@@ -223,7 +223,8 @@ def diagnostics_summary(found: FileDiagnostics) -> str:
     tools = ", ".join(dict.fromkeys(run.tool for run in found.runs)) or "no tool"
     issues = found.issues
     real = [i for i in issues if i.kind != "timeout"]
-    partial = partial_head(found.runs, f"{found.file}: {_counts(real)} from the other tools ({tools})")
+    others = _counts(real) if real else "0 issues"  # never "no issues" in an answer that is not complete
+    partial = partial_head(found.runs, f"{found.file}: {others} from the other tools ({tools})")
     return "\n".join([partial or f"{found.file}: {_counts(issues)} ({tools})", *_issue_lines(issues)])
 
 
