@@ -172,8 +172,8 @@ async def test_check_edit_refusals(tmp_path: Path, server_env: dict[str, str]) -
         assert "does not exist" in missing
         twice = await client.error("check_edit", {"file": pricing, "edits": [{"oldText": "def ", "newText": "def  "}]})
         assert (
-            twice
-            == "check_edit: the edit: oldText occurs 3 times in the file; it must match exactly once (add surrounding lines)"
+            twice == "check_edit: the edit: oldText occurs 3 times in the file; it must match exactly once"
+            " (add surrounding lines)"
         )
         never = {"file": pricing, "edits": [{"oldText": "no such text", "newText": ""}]}
         assert "does not occur" in await client.error("check_edit", never)

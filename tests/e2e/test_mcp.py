@@ -47,6 +47,7 @@ TOOLS = {
     "run_format_check",
     "detect",
     "diagnostics",
+    "check_edit",
 }
 
 

@@ -85,7 +85,8 @@ class EditCheck:
         labels = [run_label(run, self.runs) for run in self.runs if run_state(run)[0] == "complete"]
         tools = ", ".join(dict.fromkeys(labels)) or "no tool ran"
         counts = f"{len(self.new)} new, {len(self.fixed)} fixed, {self.unchanged} unchanged ({tools})"
-        partial = settled.partial_head(self.partial, f"{self.file}: {counts} from the other tools")
+        others = " from the other tools" if labels else ""
+        partial = settled.partial_head(self.partial, f"{self.file}: {counts}{others}")
         return partial or f"{self.file}: {counts}"
 
 

@@ -16,7 +16,7 @@ class EditError(ValueError):
 class RangeEdit(BaseModel):
     """`{line, column, endLine, endColumn, newText}`: 1-based, columns in characters, the end excluded."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     line: int = Field(ge=1)
     column: int = Field(ge=1)
@@ -28,7 +28,7 @@ class RangeEdit(BaseModel):
 class TextReplace(BaseModel):
     """`{oldText, newText}`: `oldText` must occur exactly once in the file."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     old_text: str = Field(min_length=1, alias="oldText")
     new_text: str = Field(alias="newText")

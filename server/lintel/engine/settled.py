@@ -123,7 +123,7 @@ def partial_head(runs: Sequence[RunResult], rest: str) -> str | None:
         state, reason = run_state(run)
         said = _short(reason.removeprefix(f"{run.tool} ")) if reason else ""
         told.append(f"{run.tool} {run.check} {state}" + (f" ({said})" if said else ""))
-    return f"partial: {'; '.join(told)}; {rest}"
+    return f"partial: {'; '.join(dict.fromkeys(told))}; {rest}"
 
 
 def _short(reason: str, limit: int = 160) -> str:
