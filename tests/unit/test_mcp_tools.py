@@ -26,6 +26,7 @@ CONTRACT_TOOLS = {
     "tests_covering",
     "detect",
     "diagnostics",
+    "check_edit",
 }
 
 
@@ -68,7 +69,7 @@ def test_a_field_the_tool_does_not_take_or_a_missing_one_is_refused() -> None:
         tools.find("tests_covering").parse({"file": "a.py"})
     with pytest.raises(ActionError, match=r"^run_script: script: Field required$"):
         tools.find("run_script").parse({})
-    offers = "unknown tool 'run_everything'; lintel offers: apply_fixes, detect, diagnostics"
+    offers = "unknown tool 'run_everything'; lintel offers: apply_fixes, check_edit, detect, diagnostics"
     with pytest.raises(ActionError, match=offers):
         tools.find("run_everything")
 
