@@ -12,9 +12,10 @@ from lintel.core.issues import Issue, make_issue
 from lintel.core.results import RunResult, run_state, state_json
 from lintel.engine import actions, settled
 from lintel.engine.actions import ActionError, CommandArgs, FileDiagnostics
-from lintel.engine.editcheck import EditCheck, delta, edit_target, findings
+from lintel.engine.editcheck import EditCheck, check_edit, delta, edit_target, findings
 from lintel.engine.edits import EditError, RangeEdit, TextReplace, apply_edits
 from lintel.frontends.mcp.tools import diagnostics_summary, edit_summary
+from lintel.frontends.mcp.workspace import Workspace
 
 # -- edits ------------------------------------------------------------------------------------------------------------
 
@@ -215,3 +216,54 @@ def test_a_file_rewritten_during_its_runs_is_checked_again(tmp_path: Path, monke
 class _Config:
     class editor:
         format_check = False
+
+
+# -- the child server's findings --------------------------------------------------------------------------------------
+
+
+class _Gopls:
+    """A Front's server_diagnostics: one finding on each line that calls strings.Index."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def server_diagnostics(self, folder: Any, file: Path, text: str) -> RunResult | None:
+        self.texts.append(text)
+        lines = text.splitlines()
+        found = [
+            make_issue(
+                kind="typecheck",
+                message="should use strings.Contains",
+                source="gopls",
+                severity="warning",
+                file=file.name,
+                line=number,
+                rule="S1003",
+            )
+            for number, line in enumerate(lines, 1)
+            if "strings.Index" in line
+        ]
+        return result(language="go", check="typecheck", tool="gopls", status="findings", issues=found)
+
+
+def test_a_child_servers_findings_join_the_delta_and_cover_the_file_only_tools(tmp_path: Path) -> None:
+    root = tmp_path / "go"
+    root.mkdir()
+    (root / "go.mod").write_text("module example.com/m\n\ngo 1.22\n", encoding="utf-8")
+    source = (
+        'package m\n\nimport "strings"\n\nfunc Has(s, sub string) bool {\n\treturn strings.Index(s, sub) != -1\n}\n'
+    )
+    (root / "m.go").write_text(source, encoding="utf-8")
+    workspace = Workspace(root)
+    workspace.refresh()
+    servers = _Gopls()
+    edits: list[RangeEdit | TextReplace] = [replaced("strings.Index(s, sub) != -1", "strings.Contains(s, sub)")]
+    args = CommandArgs(file="m.go", edits=edits)
+    checked = asyncio.run(check_edit("check_edit", servers, [workspace], args, trusted=True, on_start=lambda _: None))
+    assert [i.rule for i in checked.fixed] == ["S1003"]
+    assert (checked.new, checked.unchanged) == ([], 0)
+    assert len(servers.texts) == 2  # the proposed text and the file's, one after the other
+    reasons = {r.tool: run_state(r) for r in checked.runs}
+    assert reasons["gopls"] == ("complete", None)
+    assert reasons["gofmt"] == ("not_run", "reads files only; checked through gopls instead")
+    assert (root / "m.go").read_text(encoding="utf-8") == source

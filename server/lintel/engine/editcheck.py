@@ -190,14 +190,9 @@ def proposed_text(command: str, args: CommandArgs, disk: str | None) -> str:
         raise actions.invalid(f"{command}: {exc}") from exc
 
 
-async def _runs_on(
-    servers: Servers, folder: Folder, project: Project, path: Path, text: str, args: CommandArgs, on_start: OnStart
-) -> list[RunResult]:
-    """The lint and format runs on `text` (stdin), and the child server's diagnostics of it."""
-    runs = await settled.text_runs(
-        project, path, text, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
-    )
-    server = await servers.server_diagnostics(folder, path, text)
+def _with_server(runs: list[RunResult], server: RunResult | None) -> list[RunResult]:
+    """The runs on a text and the child server's diagnostics of it; a tool that reads files only is said to be
+    covered by the server when the server answered."""
     if server is None:
         return runs
     if run_state(server)[0] == "complete":
@@ -222,10 +217,15 @@ async def check_edit(
     if project is None:
         raise actions.failed(f"no project of lintel's languages owns {shown!r}")
     actions.require_trust(trusted)
+    options: dict[str, Any] = {"workspace": folder.root, "config": folder.config, "timeout": args.timeout}
     after, before = await asyncio.gather(
-        _runs_on(servers, folder, project, path, text, args, on_start),
-        _runs_on(servers, folder, project, path, disk, args, on_start) if disk is not None else _nothing(),
+        settled.text_runs(project, path, text, **options, on_start=on_start),
+        settled.text_runs(project, path, disk, **options, on_start=on_start) if disk is not None else _nothing(),
     )
+    # One text at a time: the child server holds one content per document.
+    after = _with_server(after, await servers.server_diagnostics(folder, path, text))
+    if disk is not None:
+        before = _with_server(before, await servers.server_diagnostics(folder, path, disk))
     new, fixed, unchanged = delta(findings(before), disk or "", findings(after), text)
     return EditCheck(
         file=path.relative_to(folder.root.resolve()).as_posix(),
