@@ -275,3 +275,17 @@ async def test_lsp_check_edit_and_diagnostics_of_an_unsaved_document(start: Star
 
     refused = await error_of(editor, "lintel.checkEdit", {"file": "../x.py", "content": ""})
     assert "outside the workspace" in refused.message
+
+
+async def test_lsp_diagnostics_say_timed_out_and_tool_missing(start: Start, tmp_path: Path) -> None:
+    require_tool("ruff")
+    script = tmp_path / "hang.py"
+    script.write_text(HANGING_TOOL, encoding="utf-8")
+    hanging = [sys.executable, str(script), str(tmp_path / "pids")]
+    missing = [str(tmp_path / "no-such-formatter"), "{files}"]
+    editor = await start("python", init_options={"languages": {"python": {"lint": hanging, "format": missing}}})
+    pricing = "src/inventory/pricing.py"
+    found = await editor.execute("lintel.diagnostics", {"file": pricing, "timeout": 2})
+    assert {r["check"]: r["state"] for r in found["runs"]} == {"lint": "timed_out", "format": "tool_missing"}
+    assert found["ok"] is False
+    await editor.alive()
