@@ -16,7 +16,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lintel.core.errors import BadArgument, NothingToRun, NotSupported
-from lintel.core.issues import Issue
+from lintel.core.issues import Issue, Severity
 from lintel.engine.checks import RunResult, run_check, run_file_check
 from lintel.engine.config import LintelConfig
 from lintel.engine.coverage import CoverageFailed, CoverageStore, CoverageUnsupported, Request, coverage
@@ -96,6 +96,10 @@ class CommandArgs(BaseModel):
     dry_run: bool | None = Field(
         None, description="Write nothing: answer the diff each file would get and what would be left."
     )
+    max_issues: int | None = Field(
+        None, ge=1, description="At most this many issues in the answer, most severe first (default 50 over MCP)."
+    )
+    severity: Severity | None = Field(None, description="Only issues at or above this severity (default: hint, all).")
 
 
 def parse_args(command: str, arguments: Any) -> CommandArgs:
