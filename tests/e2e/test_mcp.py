@@ -153,7 +153,7 @@ async def test_the_tools_are_listed_with_described_arguments(tmp_path: Path, ser
         for name, field in schema["properties"].items():
             assert field.get("description"), (tool.name, name)
     by_name = {t.name: t.input_schema for t in listed}
-    assert set(by_name["run_lint"]["properties"]) == {"language", "path", "timeout"}
+    assert set(by_name["run_lint"]["properties"]) == {"language", "path", "timeout", "max_issues", "severity"}
     assert by_name["diagnostics"]["required"] == ["file"]
 
 

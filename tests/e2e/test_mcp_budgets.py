@@ -47,29 +47,26 @@ async def structured(client: Agent, tool: str, arguments: dict[str, Any], schema
 
 
 async def test_every_tool_lists_an_output_schema_its_answers_match(tmp_path: Path, server_env: dict[str, str]) -> None:
-    for tool in ("pytest", "mypy", "ruff"):
-        require_tool(tool)
+    for name in ("pytest", "mypy", "ruff"):
+        require_tool(name)
     root = copy_workspace("python", tmp_path / "python")
     async with agent(root, server_env) as client:
         listed = {t.name: t for t in (await client.session.list_tools()).tools}
-        for tool in listed.values():
-            assert tool.output_schema is not None, tool.name
-            assert tool.output_schema["type"] == "object", tool.name
-            Draft202012Validator.check_schema(tool.output_schema)
+        schemas: dict[str, dict[str, Any]] = {}
+        for listing in listed.values():
+            assert listing.output_schema is not None, listing.name
+            assert listing.output_schema["type"] == "object", listing.name
+            Draft202012Validator.check_schema(listing.output_schema)
+            schemas[listing.name] = listing.output_schema
         budgeted = {name for name, t in listed.items() if "max_issues" in t.input_schema["properties"]}
         assert {"run_lint", "run_tests", "diagnostics", "apply_fixes", "last_test_failures"} <= budgeted
         assert {"detect", "tests_covering"}.isdisjoint(budgeted)
 
-        answers = [
-            (tool, await structured(client, tool, arguments, listed[tool].output_schema)) for tool, arguments in CALLS
-        ]
+        answers = [(tool, await structured(client, tool, arguments, schemas[tool])) for tool, arguments in CALLS]
         if importlib.util.find_spec("pytest_cov") is not None:
             covering = {"file": "src/inventory/models.py", "line": 20}
             answers.append(
-                (
-                    "tests_covering",
-                    await structured(client, "tests_covering", covering, listed["tests_covering"].output_schema),
-                )
+                ("tests_covering", await structured(client, "tests_covering", covering, schemas["tests_covering"]))
             )
         await client.alive()
 

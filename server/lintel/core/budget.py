@@ -11,6 +11,9 @@ from typing import Any, Generic, TypeVar
 from lintel.core.issues import SEVERITY_RANK, Issue, Severity
 
 T = TypeVar("T")
+# The issues an agent's answer carries when the call does not say (MCP `max_issues`, `lintel hook --max-issues`):
+# enough for a round of fixes, and the answer stays well inside what harnesses accept from one tool call.
+AGENT_MAX_ISSUES = 50
 
 
 def _issue_key(issue: Issue) -> tuple[int, str, int, int]:
@@ -127,4 +130,4 @@ def _run_cut(run: Any, budget: Budget, kept: set[tuple[Any, ...]] | None) -> Any
     return out
 
 
-__all__ = ["ISSUE_LISTS", "Budget", "Selected", "budget_json"]
+__all__ = ["AGENT_MAX_ISSUES", "ISSUE_LISTS", "Budget", "Selected", "budget_json"]

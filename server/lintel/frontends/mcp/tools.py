@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lintel.core.budget import Budget, budget_json
+from lintel.core.budget import AGENT_MAX_ISSUES, Budget, budget_json
 from lintel.core.issues import Issue
 from lintel.engine import actions
 from lintel.engine.actions import ActionError, CommandArgs, FileDiagnostics, Folder
@@ -40,9 +40,7 @@ from lintel.frontends.mcp.schemas import Schema, carries_issues, output_schema
 from lintel.frontends.mcp.workspace import Host
 from lintel.frontends.report.text import issue_line
 
-# The issues an answer carries when the call does not say (`max_issues`): enough for a round of fixes, and
-# the answer (summary, JSON text and structured content) stays well inside what harnesses accept from one tool.
-DEFAULT_MAX_ISSUES = 50
+DEFAULT_MAX_ISSUES = AGENT_MAX_ISSUES
 SHOWN_FAILURES = 5
 # The arguments every tool whose answers hold issues takes (CommandArgs' fields).
 BUDGET_FIELDS = ("max_issues", "severity")
