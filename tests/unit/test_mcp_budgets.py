@@ -186,3 +186,17 @@ def test_budget_arguments_are_checked_and_an_unlimited_budget_changes_nothing() 
     assert tools.budget_of(CommandArgs(), default=None).unlimited  # the LSP commands: the whole answer
     document = run(issues=many(80)).result_json()
     assert budget_json(document, Budget()) is document
+
+
+def test_a_capped_answer_keeps_the_end_of_the_tools_output() -> None:
+    output = "".join(f"line {n}\n" for n in range(2000)) + "exit: 1"
+    found = tools.answer(Ran(run(issues=many(3), output=output)))
+    kept = found.structured["output"]
+    assert len(kept) <= 4000
+    assert kept.startswith("line ")  # from a line's start
+    assert output.endswith(kept)  # its end: where tools print their summary
+    assert found.structured["outputOmitted"] == len(output) - len(kept)
+    diagnostics = tools.answer(FileDiagnostics("a.py", "python", [run(output=output)]))
+    assert diagnostics.structured["runs"][0]["outputOmitted"] == len(output) - len(kept)
+    floor_only = tools.answer(Ran(run(output=output)), Budget(None, "error"))
+    assert floor_only.structured["output"] == output  # no cap asked for: the whole of it

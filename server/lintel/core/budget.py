@@ -14,6 +14,9 @@ T = TypeVar("T")
 # The issues an agent's answer carries when the call does not say (MCP `max_issues`, `lintel hook --max-issues`):
 # enough for a round of fixes, and the answer stays well inside what harnesses accept from one tool call.
 AGENT_MAX_ISSUES = 50
+# A capped answer's `output` (the tool's own text, whose findings are the issues already): its last characters,
+# where tools print their summary and the error that stopped them.
+OUTPUT_CHARS = 4000
 
 
 def _issue_key(issue: Issue) -> tuple[int, str, int, int]:
@@ -106,10 +109,13 @@ def _cut(document: dict[str, Any], budget: Budget) -> set[tuple[Any, ...]] | Non
 
 def budget_json(document: dict[str, Any], budget: Budget) -> dict[str, Any]:
     """An answer's JSON with its issue lists cut to the budget (a copy; the counts of what was left out beside
-    each cut list). The `runs` of a per-file answer repeat its issues: each keeps only those the answer kept."""
+    each cut list) and, under a cap, its `output` to its end. The `runs` of a per-file answer repeat its issues:
+    each keeps only those the answer kept."""
     if budget.unlimited:
         return document
     out = dict(document)
+    if budget.max_issues is not None:
+        _cut_output(out)
     kept = _cut(out, budget)
     runs = out.get("runs")
     if isinstance(runs, list):
@@ -117,10 +123,26 @@ def budget_json(document: dict[str, Any], budget: Budget) -> dict[str, Any]:
     return out
 
 
+def _cut_output(document: dict[str, Any]) -> None:
+    """`output` to its last OUTPUT_CHARS characters from a line's start; `outputOmitted` says how many went."""
+    output = document.get("output")
+    if not isinstance(output, str) or len(output) <= OUTPUT_CHARS:
+        return
+    tail = output[-OUTPUT_CHARS:]
+    start = tail.find("\n") + 1  # a whole first line, unless the tail is one line
+    tail = tail[start:] if 0 < start < len(tail) else tail
+    document["output"] = tail
+    document["outputOmitted"] = len(output) - len(tail)
+
+
 def _run_cut(run: Any, budget: Budget, kept: set[tuple[Any, ...]] | None) -> Any:
-    if not isinstance(run, dict) or not isinstance(run.get("issues"), list):
+    if not isinstance(run, dict):
         return run
     out = dict(run)
+    if budget.max_issues is not None:
+        _cut_output(out)
+    if not isinstance(run.get("issues"), list):
+        return out
     if kept is None:
         _cut(out, budget)
         return out

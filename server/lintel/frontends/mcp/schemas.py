@@ -65,6 +65,7 @@ RUN_RESULT = _object(
     },
     {
         **CUT,
+        "outputOmitted": _INT,
         "failures": {"type": "array", "items": FAILURE},
         "coverage": ANY_OBJECT,
         "scope": _STR,
