@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # no stubs in the dev dependencies
-from lintel.core.budget import Budget, budget_json
+from lintel.core.budget import OUTPUT_CHARS, Budget, budget_json
 from lintel.core.fixes import Edit, Fix
 from lintel.core.issues import Issue, Severity, TestFailure, make_issue
 from lintel.engine.actions import CommandArgs, FileDiagnostics
@@ -189,10 +189,10 @@ def test_budget_arguments_are_checked_and_an_unlimited_budget_changes_nothing() 
 
 
 def test_a_capped_answer_keeps_the_end_of_the_tools_output() -> None:
-    output = "".join(f"line {n}\n" for n in range(2000)) + "exit: 1"
+    output = "".join(f"line {n}\n" for n in range(4000)) + "exit: 1"
     found = tools.answer(Ran(run(issues=many(3), output=output)))
     kept = found.structured["output"]
-    assert len(kept) <= 4000
+    assert len(kept) <= OUTPUT_CHARS
     assert kept.startswith("line ")  # from a line's start
     assert output.endswith(kept)  # its end: where tools print their summary
     assert found.structured["outputOmitted"] == len(output) - len(kept)

@@ -16,7 +16,7 @@ T = TypeVar("T")
 AGENT_MAX_ISSUES = 50
 # A capped answer's `output` (the tool's own text, whose findings are the issues already): its last characters,
 # where tools print their summary and the error that stopped them.
-OUTPUT_CHARS = 4000
+OUTPUT_CHARS = 8000
 
 
 def _issue_key(issue: Issue) -> tuple[int, str, int, int]:
@@ -152,4 +152,4 @@ def _run_cut(run: Any, budget: Budget, kept: set[tuple[Any, ...]] | None) -> Any
     return out
 
 
-__all__ = ["AGENT_MAX_ISSUES", "ISSUE_LISTS", "Budget", "Selected", "budget_json"]
+__all__ = ["AGENT_MAX_ISSUES", "ISSUE_LISTS", "OUTPUT_CHARS", "Budget", "Selected", "budget_json"]
