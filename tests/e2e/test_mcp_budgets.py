@@ -17,6 +17,7 @@ if importlib.util.find_spec("mcp") is None:
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # no stubs in the dev dependencies
 
+from tests.e2e.conftest import Start
 from tests.e2e.test_mcp import PRICING, Agent, agent, text_of
 
 # Every table tool with arguments that answer on the python fixture (the test run first, for the two after it).
@@ -115,6 +116,21 @@ async def test_run_tests_sends_progress_to_a_client_that_asked(tmp_path: Path, s
     assert any(m and m.startswith("lintel run_tests: running (pid ") for _, m in progress), progress
     values = [v for v, _ in progress]
     assert values == sorted(values)  # elapsed seconds: never backwards
+
+
+@pytest.fixture
+def client_name() -> str:
+    return "neovim"
+
+
+async def test_the_lsp_commands_answer_whole_unless_a_budget_is_given(start: Start) -> None:
+    require_tool("ruff")
+    editor = await start("python")
+    whole = await editor.execute("lintel.lint")
+    one = await editor.execute("lintel.lint", {"max_issues": 1})
+    assert "issuesTotal" not in whole
+    assert len(whole["issues"]) > 1
+    assert (len(one["issues"]), one["issuesTotal"]) == (1, len(whole["issues"]))
 
 
 @pytest.fixture
