@@ -66,8 +66,9 @@ def test_a_clean_file_exits_0_and_says_nothing(root: Path) -> None:
 def test_a_bare_path_is_checked_too(root: Path) -> None:
     relative = hook(f"{PRICING}\n", cwd=root)
     absolute = hook(str(root / PRICING))
-    assert (relative.returncode, absolute.returncode) == (2, 2)
-    assert relative.stderr == absolute.stderr
+    below = hook("pricing.py", cwd=root / "src" / "inventory")  # run from a folder below the project's root
+    assert (relative.returncode, absolute.returncode, below.returncode) == (2, 2, 2)
+    assert relative.stderr == absolute.stderr == below.stderr
     assert relative.stderr.splitlines()[1:] == FINDINGS
 
 

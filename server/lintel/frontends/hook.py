@@ -78,31 +78,35 @@ def _absolute(name: str, cwd: Path) -> Path:
     return path if path.is_absolute() else cwd / path
 
 
-def workspace_root(edited: Edited) -> Path | None:
-    """The harness's folder when the file is in it; else the git repository holding the file; else the file's
-    nearest project root. None: the file is in no project."""
+def workspace_roots(edited: Edited) -> list[Path]:
+    """Where the workspace may be, first choice first: the harness's folder when the file is in it, the git
+    repository holding the file, the file's nearest project root."""
     file = edited.file.resolve()
     cwd = edited.cwd.resolve()
-    if cwd.is_dir() and file.is_relative_to(cwd):
-        return cwd
-    for folder in file.parents:
-        if (folder / ".git").exists():
-            return folder
+    roots = [cwd] if cwd.is_dir() and file.is_relative_to(cwd) else []
+    roots += [folder for folder in file.parents if (folder / ".git").exists()][:1]
     near = nearest_above(file)
-    return near[0].root if near else None
+    return [*roots, near[0].root.resolve()] if near else roots
+
+
+def workspace_for(edited: Edited) -> Workspace | None:
+    """The first of the workspace roots in which a project of lintel's languages owns the file (a harness run
+    from a subfolder of the project still finds it); None when none does (a Markdown file, a file in no project)."""
+    for root in dict.fromkeys(workspace_roots(edited)):
+        workspace = Workspace(root)
+        workspace.refresh()
+        if nearest_project(edited.file, root, languages=workspace.languages) is not None:
+            return workspace
+    return None
 
 
 async def check(edited: Edited, timeout: float | None) -> FileDiagnostics | None:
     """The file's lint and format runs, as MCP `diagnostics`; None when lintel does not check it."""
     if not edited.file.is_file():
         return None  # deleted or moved since: nothing to check
-    root = workspace_root(edited)
-    if root is None:
+    workspace = workspace_for(edited)
+    if workspace is None:
         return None
-    workspace = Workspace(root)
-    workspace.refresh()
-    if nearest_project(edited.file, root, languages=workspace.languages) is None:
-        return None  # not a file of lintel's languages, or in no project of its language
     return await actions.file_diagnostics(
         "hook", [workspace], CommandArgs(file=str(edited.file), timeout=timeout), trusted=True
     )
@@ -168,4 +172,4 @@ def run(args: Any) -> int:
     )
 
 
-__all__ = ["BadPayload", "Edited", "edited_file", "post_edit", "report", "run", "workspace_root"]
+__all__ = ["BadPayload", "Edited", "edited_file", "post_edit", "report", "run", "workspace_for"]
