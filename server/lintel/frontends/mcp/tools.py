@@ -1,7 +1,9 @@
 """The MCP tools: lintel.engine.commandtable's commands by their MCP names, each call's report turned into the
 JSON an agent parses and the short text it reads first. Nothing here knows the SDK (serve.py does).
 
-Adding a tool is one `Command` with an MCP name in that table."""
+Adding a tool is one `Command` with an MCP name in that table and its output schema in schemas.BY_TOOL. A tool
+whose answers hold issues (by that schema) takes `max_issues` and `severity`, and its answer — summary and JSON —
+keeps within that budget (lintel.core.budget); a tool of another module gets the same with `budgeted` and `answer`."""
 
 from __future__ import annotations
 
