@@ -49,7 +49,12 @@ def test_both_front_ends_are_made_from_the_table() -> None:
     assert {tool.name: tool.entry for tool in tools.TOOLS} == MCP_TOOLS
     for tool in tools.TOOLS:
         assert tool.command == tool.entry.lsp
-        assert tool.input_schema() == tool.entry.arguments.input_schema()
+        # The table's arguments, and the budget's (max_issues, severity) where the tool's answers hold issues.
+        own = tool.entry.arguments.input_schema()
+        listed = tool.input_schema()
+        budget = {name: listed["properties"].pop(name) for name in tools.BUDGET_FIELDS if name in listed["properties"]}
+        assert listed == own
+        assert set(budget) in (set(), set(tools.BUDGET_FIELDS)), tool.name
 
 
 def test_an_editor_command_takes_every_field_a_tool_only_its_own() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lintel.core.budget import Budget
 from lintel.core.issues import Issue, make_issue
 from lintel.core.results import RunResult, run_state, state_json
 from lintel.engine import actions, settled
@@ -135,9 +136,12 @@ def test_a_partial_answer_says_so_first_and_never_no_issues() -> None:
     timed = result(status="not_checked", timed_out=True, reason="ruff timed out after 30s", issues=[timeout])
     fmt = result(check="format", status="clean")
     found = FileDiagnostics("a.py", "python", [timed, fmt], settled.text_hash(""))
-    first = diagnostics_summary(found).splitlines()[0]
+    first = diagnostics_summary(found, Budget()).splitlines()[0]
     assert first == "partial: ruff lint timed_out (timed out after 30s); a.py: 0 issues from the other tools (ruff)"
-    assert diagnostics_summary(FileDiagnostics("a.py", "python", [fmt])).splitlines()[0] == "a.py: no issues (ruff)"
+    assert (
+        diagnostics_summary(FileDiagnostics("a.py", "python", [fmt]), Budget()).splitlines()[0]
+        == "a.py: no issues (ruff)"
+    )
     document = found.to_json()
     assert [r["state"] for r in document["runs"]] == ["timed_out", "complete"]
     assert document["contentHash"] == "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -147,7 +151,7 @@ def test_an_edit_summary_names_the_counts_and_the_new_issues() -> None:
     lint = result(status="findings", issues=[issue(3, "F401", "`os` imported but unused")])
     fmt = result(check="format")
     checked = EditCheck("a.py", "python", "sha256:1", "sha256:0", lint.issues, [], 2, [lint, fmt], [lint, fmt])
-    lines = edit_summary(checked).splitlines()
+    lines = edit_summary(checked, Budget()).splitlines()
     assert lines[0] == "a.py: 1 new, 0 fixed, 2 unchanged (ruff, ruff format)"
     assert lines[1] == "a.py:3: error F401 `os` imported but unused [ruff]"
     document = checked.to_json()
@@ -155,7 +159,7 @@ def test_an_edit_summary_names_the_counts_and_the_new_issues() -> None:
     assert document["runs"][0]["baseState"] == "complete"
     stdin_less = settled.not_run(_project(), "format", "gofmt", settled.READS_FILES_ONLY)
     partial = EditCheck("a.go", "go", "sha256:1", None, [], [], 0, [stdin_less], [])
-    assert edit_summary(partial) == (
+    assert edit_summary(partial, Budget()) == (
         "partial: gofmt format not_run (reads files only); a.go: 0 new, 0 fixed, 0 unchanged (no tool ran)"
     )
 

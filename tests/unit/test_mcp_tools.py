@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from lintel.core.budget import Budget
 from lintel.core.issues import TestFailure, make_issue
 from lintel.engine import actions
 from lintel.engine.actions import ActionError, CommandArgs
@@ -102,11 +103,13 @@ def test_a_check_summary_counts_by_severity_and_lists_the_first_issues() -> None
         make_issue(kind="lint", message=f"m{i}", source="ruff", severity="error" if i % 2 else "warning", file="f.py")
         for i in range(12)
     ]
-    summary = tools.run_summary(result("lint", "ruff", issues=issues, duration_ms=2000))
+    summary = tools.run_summary(result("lint", "ruff", issues=issues, duration_ms=2000), Budget(10))
     head, *lines = summary.splitlines()
     assert head == "ruff: 6 errors, 6 warnings in 2.0 s"
-    assert len(lines) == tools.SHOWN_ISSUES + 1
-    assert lines[-1] == "… and 2 more (see the structured result)"
+    assert len(lines) == 10 + 1
+    assert lines[-1] == "… and 2 more (max_issues 10, most severe first) not shown"
+    assert all(": error " in line for line in lines[:6])  # the most severe first
+    assert len(tools.run_summary(result("lint", "ruff", issues=issues)).splitlines()) == 1 + 12  # the default cap
     assert tools.run_summary(result("lint", "ruff", status="clean")) == "ruff: no issues in 0 ms"
     assert tools.run_summary(result("lint", "lint", status="passed")) == "lint: passed (output not parsed) in 0 ms"
     not_run = tools.run_summary(result("typecheck", "mypy", status="not_checked", reason="mypy timed out after 1s"))

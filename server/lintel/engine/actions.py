@@ -16,7 +16,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lintel.core.errors import BadArgument, NothingToRun, NotSupported
-from lintel.core.issues import Issue
+from lintel.core.issues import Issue, Severity
 from lintel.core.results import state_json
 from lintel.engine import settled
 from lintel.engine.checks import RunResult, run_check
@@ -107,6 +107,10 @@ class CommandArgs(BaseModel):
         description="check_edit: edits of the file on disk, in order: {oldText, newText} (oldText must match exactly"
         " once) or {line, column, endLine, endColumn, newText} (1-based, columns in characters, end excluded).",
     )
+    max_issues: int | None = Field(
+        None, ge=1, description="At most this many issues in the answer, most severe first (default 50 over MCP)."
+    )
+    severity: Severity | None = Field(None, description="Only issues at or above this severity (default: hint, all).")
 
 
 def parse_args(command: str, arguments: Any) -> CommandArgs:

@@ -1,5 +1,5 @@
-"""Command line entry points: `lintel check`, `lintel detect`, `lintel merge`, `lintel serve`, `lintel mcp`
-(docs/cli.md).
+"""Command line entry points: `lintel check`, `lintel detect`, `lintel merge`, `lintel serve`, `lintel mcp`,
+`lintel hook` (docs/cli.md).
 
 Thin, and light: it parses the arguments and imports only what the command needs — the engine for `check` and
 `detect` (lintel.frontends.headless), the server for `serve`, the MCP SDK for `mcp` alone — so an editor starting
@@ -96,11 +96,42 @@ def build_parser() -> argparse.ArgumentParser:
         "--untrusted", action="store_true", help="run no tool in the workspace (detection and results only)"
     )
 
+    _add_hook(commands)
+
     det = commands.add_parser("detect", help="show the projects, their commands and binaries")
     det.add_argument("path", nargs="?", default=".", help="the folder to look in (default: .)")
     det.add_argument("--json", action="store_true", help="machine-readable output")
     _add_merge(commands)
     return parser
+
+
+def _add_hook(commands: argparse._SubParsersAction[_Parser]) -> None:
+    hook = commands.add_parser(
+        "hook",
+        help="an agent harness's hook: `post-edit` checks the file its payload (stdin) names; exit 2 and the "
+        "findings on stderr when there are any",
+    )
+    hook.add_argument("event", choices=("post-edit",), help="the hook event")
+    hook.add_argument(
+        "--severity",
+        choices=("error", "warning", "info", "hint"),
+        default="hint",
+        help="report only findings at or above this severity (default: hint, all)",
+    )
+    hook.add_argument(
+        "--max-issues", type=_positive, help="report at most this many findings, most severe first (default 50)"
+    )
+    hook.add_argument("--timeout", type=float, help="seconds per tool run (clamped to 1–1800; default per check)")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {text!r}")
+    return value
 
 
 def _add_serve(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -284,12 +315,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     # What lintel starts must not outlive it, even a SIGKILL of lintel (orphans.py); `detect` and `merge` start
     # nothing that runs on, `serve` guards itself (cmd_serve).
-    watchdog = _watchdog() if args.command == "check" else None
+    watchdog = _watchdog() if args.command in ("check", "hook") else None
     try:
         if args.command == "serve":
             return cmd_serve(args)
         if args.command == "mcp":
             return cmd_mcp(args)
+        if args.command == "hook":
+            from lintel.frontends import hook
+
+            return hook.run(args)
         if args.command == "merge":
             from lintel.frontends import merge
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from lintel.core.budget import Budget, budget_json
 from lintel.engine import actions
 from lintel.engine.actions import ActionError, CommandArgs, Folder, parse_args
 from lintel.engine.checks import RunResult
@@ -91,7 +92,10 @@ class Commands:
             # An editor may send every command the same object (`{language, path, timeout}`): each takes all fields.
             args = command.arguments.parse(params.command, params.arguments, only_listed=False)
             report = await command.action(EditorCall(self, params), CommandRequest(params.command, args))
-            return report.to_json()
+            answer = report.to_json()
+            # The whole answer unless the call set a budget (`max_issues`, `severity`), as MCP calls do.
+            budget = Budget(args.max_issues, args.severity or "hint")
+            return budget_json(answer, budget) if isinstance(answer, dict) else answer
         except ActionError as exc:  # the engine's refusal, as the LSP error of its kind
             raise lsp_error(exc) from exc
 

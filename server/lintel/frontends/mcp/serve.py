@@ -1,7 +1,8 @@
 """`lintel mcp`: the MCP SDK's low-level server over stdio, serving the tools of tools.py.
 
 Each call: the arguments validated as the LSP command validates them, the engine call, and a result with the
-summary text, the JSON as a text block (clients without structured output) and the JSON as structured content.
+summary text, the JSON as a text block (clients without structured output) and the JSON as structured content,
+which matches the tool's listed outputSchema (schemas.py).
 A refusal (bad argument, no project, not trusted, missing tool) is a tool error (`isError`) with the LSP
 command's message; the server stays up. A cancelled call cancels its run, which kills the tool's process group
 (lintel.process). Progress goes to a client that asked for it (a progress token): the tool's pid, then the
@@ -108,7 +109,15 @@ def build(host: Host, calls: Calls) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         return types.ListToolsResult(
-            tools=[types.Tool(name=t.name, description=t.description, input_schema=t.input_schema()) for t in TOOLS]
+            tools=[
+                types.Tool(
+                    name=t.name,
+                    description=t.description,
+                    input_schema=t.input_schema(),
+                    output_schema=t.output_schema(),
+                )
+                for t in TOOLS
+            ]
         )
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:

@@ -1,7 +1,9 @@
 """The MCP tools: lintel.engine.commandtable's commands by their MCP names, each call's report turned into the
 JSON an agent parses and the short text it reads first. Nothing here knows the SDK (serve.py does).
 
-Adding a tool is one `Command` with an MCP name in that table."""
+Adding a tool is one `Command` with an MCP name in that table and its output schema in schemas.BY_TOOL. A tool
+whose answers hold issues (by that schema) takes `max_issues` and `severity`, and its answer — summary and JSON —
+keeps within that budget (lintel.core.budget); a tool of another module gets the same with `budgeted` and `answer`."""
 
 from __future__ import annotations
 
@@ -14,12 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lintel.core.budget import AGENT_MAX_ISSUES, Budget, budget_json
 from lintel.core.issues import Issue
 from lintel.engine import actions
 from lintel.engine.actions import ActionError, CommandArgs, FileDiagnostics, Folder
 from lintel.engine.checks import RunResult
 from lintel.engine.commandtable import (
     MCP_TOOLS,
+    Arguments,
     Command,
     CommandReport,
     CommandRequest,
@@ -36,19 +40,22 @@ from lintel.engine.editcheck import EditCheck, OpenDocument
 from lintel.engine.fixrun import FixOutcome
 from lintel.engine.settled import partial_head
 from lintel.engine.validators import ValidateResult
+from lintel.frontends.mcp.schemas import Schema, carries_issues, output_schema
 from lintel.frontends.mcp.workspace import Host
 from lintel.frontends.report.text import issue_line
 
-# Issue lines shown in a summary; the structured result has them all.
-SHOWN_ISSUES = 10
+DEFAULT_MAX_ISSUES = AGENT_MAX_ISSUES
 SHOWN_FAILURES = 5
+# The arguments every tool whose answers hold issues takes (CommandArgs' fields).
+BUDGET_FIELDS = ("max_issues", "severity")
 
 
 @dataclass(frozen=True)
 class Answer:
-    """A tool's result: the JSON an agent parses (None: nothing to return) and the text it reads first."""
+    """A tool's result: the JSON an agent parses (an object, as structured content must be) and the text it reads
+    first."""
 
-    structured: dict[str, Any] | None
+    structured: dict[str, Any]
     summary: str
 
 
@@ -73,24 +80,45 @@ class AgentTool:
         return self.entry.description
 
     @property
+    def arguments(self) -> Arguments:
+        """The command's arguments, and the budget's where its answers hold issues."""
+        return budgeted(self.entry.arguments, self.output_schema())
+
+    @property
     def fields(self) -> tuple[str, ...]:
-        return self.entry.arguments.fields
+        return self.arguments.fields
 
     @property
     def required(self) -> tuple[str, ...]:
-        return self.entry.arguments.required
+        return self.arguments.required
 
     def input_schema(self) -> dict[str, Any]:
-        return self.entry.arguments.input_schema()
+        return self.arguments.input_schema()
+
+    def output_schema(self) -> Schema:
+        return output_schema(self.name)
 
     def parse(self, arguments: dict[str, Any] | None) -> CommandArgs:
         """The arguments validated as the LSP command validates them (same messages, the tool's name first);
         a field this tool does not take is refused as an unknown one."""
-        return self.entry.arguments.parse(self.name, [arguments] if arguments else [], only_listed=True)
+        return self.arguments.parse(self.name, [arguments] if arguments else [], only_listed=True)
 
     async def call(self, host: Host, args: CommandArgs, on_start: OnStart) -> Answer:
         report = await self.entry.action(AgentCall(host, on_start), CommandRequest(self.name, args))
-        return answer(report)
+        return answer(report, budget_of(args))
+
+
+def budgeted(arguments: Arguments, schema: Schema) -> Arguments:
+    """A tool's arguments with `max_issues` and `severity` added when its answers (by their schema) hold issues:
+    any MCP tool, of this table or another module's, gets its budget so."""
+    if not carries_issues(schema):
+        return arguments
+    return Arguments((*arguments.fields, *(f for f in BUDGET_FIELDS if f not in arguments.fields)), arguments.required)
+
+
+def budget_of(args: CommandArgs, default: int | None = DEFAULT_MAX_ISSUES) -> Budget:
+    """The budget a call asked for (`max_issues`, `severity`), `default` the cap when it gave none."""
+    return Budget(args.max_issues if args.max_issues is not None else default, args.severity or "hint")
 
 
 class AgentCall:
@@ -140,26 +168,34 @@ class AgentCall:
         return None  # an agent has no open documents: the file on disk is the content
 
 
-def answer(report: CommandReport) -> Answer:
-    """A command's report as a tool's answer: its JSON and the summary of its kind."""
+def answer(report: CommandReport, budget: Budget | None = None) -> Answer:
+    """A command's report as a tool's answer: its JSON and the summary of its kind, both within the budget (the
+    default cap without one)."""
+    budget = budget or Budget(DEFAULT_MAX_ISSUES)
+    found = _answer(report, budget)
+    return Answer(budget_json(found.structured, budget), found.summary)
+
+
+def _answer(report: CommandReport, budget: Budget) -> Answer:
     if isinstance(report, Ran):
-        return Answer(report.to_json(), run_summary(report.result))
+        return Answer(report.to_json(), run_summary(report.result, budget))
     if isinstance(report, LastTestRun):
         if report.result is None:
             language = report.project.language
-            return Answer(None, f"no test run recorded for the {language} project at {report.where} yet (run_tests)")
-        return Answer(report.to_json(), f"last run: {run_summary(report.result)}")
+            nothing = {"recorded": False, "language": language, "root": report.where}
+            return Answer(nothing, f"no test run recorded for the {language} project at {report.where} yet (run_tests)")
+        return Answer(report.result.result_json(), f"last run: {run_summary(report.result, budget)}")
     if isinstance(report, Covering):
         return Answer(report.to_json(), covering_summary(report.answer))
     if isinstance(report, DetectReport):
         document = report.to_json()
         return Answer(document, detect_summary(document))
     if isinstance(report, FileDiagnostics):
-        return Answer(report.to_json(), diagnostics_summary(report))
+        return Answer(report.to_json(), diagnostics_summary(report, budget))
     if isinstance(report, EditCheck):
-        return Answer(report.to_json(), edit_summary(report))
+        return Answer(report.to_json(), edit_summary(report, budget))
     if isinstance(report, FixOutcome):
-        return Answer(report.to_json(), fixes_summary(report))
+        return Answer(report.to_json(), fixes_summary(report, budget))
     if isinstance(report, (Validation, Restarted)):  # editor commands: no tool answers them
         return Answer({"result": report.to_json()}, json.dumps(report.to_json()))
     raise AssertionError(f"no answer for {report!r}")
@@ -183,14 +219,14 @@ def _counts(issues: Sequence[Issue]) -> str:
     return ", ".join(_plural(by[s], s) for s in ("error", "warning", "info", "hint") if by[s])
 
 
-def _issue_lines(issues: Sequence[Issue]) -> list[str]:
-    lines = [issue_line(i) for i in issues[:SHOWN_ISSUES]]
-    if len(issues) > SHOWN_ISSUES:
-        lines.append(f"… and {len(issues) - SHOWN_ISSUES} more (see the structured result)")
-    return lines
+def _issue_lines(issues: Sequence[Issue], budget: Budget) -> list[str]:
+    """One line per issue the answer carries, most severe first, then what the budget left out."""
+    selected = budget.issues(issues)
+    more = budget.more(selected)
+    return [issue_line(i) for i in selected.shown] + ([more] if more else [])
 
 
-def run_summary(result: RunResult) -> str:
+def run_summary(result: RunResult, budget: Budget | None = None) -> str:
     """`pytest: 1 failed (test_total) in 1.2 s`, `ruff: 2 errors in 0.1 s`, `mypy: not checked — <reason>`;
     then the first issues, one per line as `lintel check` prints them."""
     if result.status == "not_checked":
@@ -214,10 +250,11 @@ def run_summary(result: RunResult) -> str:
         head = "passed (output not parsed)" if result.status == "passed" else _counts(result.issues)
         shown = result.issues
     scope = f" — {result.scope}" if result.scope else ""
-    return "\n".join([f"{result.tool}: {head} in {_seconds(result.duration_ms)}{scope}", *_issue_lines(shown)])
+    lines = _issue_lines(shown, budget or Budget(DEFAULT_MAX_ISSUES))
+    return "\n".join([f"{result.tool}: {head} in {_seconds(result.duration_ms)}{scope}", *lines])
 
 
-def diagnostics_summary(found: FileDiagnostics) -> str:
+def diagnostics_summary(found: FileDiagnostics, budget: Budget) -> str:
     """`file: 2 errors (ruff)`, or `partial: ruff lint timed_out (…); file: …` when a run is not complete (a
     timed-out run's note is not counted as a finding there); then the issues."""
     tools = ", ".join(dict.fromkeys(run.tool for run in found.runs)) or "no tool"
@@ -225,12 +262,12 @@ def diagnostics_summary(found: FileDiagnostics) -> str:
     real = [i for i in issues if i.kind != "timeout"]
     others = _counts(real) if real else "0 issues"  # never "no issues" in an answer that is not complete
     partial = partial_head(found.runs, f"{found.file}: {others} from the other tools ({tools})")
-    return "\n".join([partial or f"{found.file}: {_counts(issues)} ({tools})", *_issue_lines(issues)])
+    return "\n".join([partial or f"{found.file}: {_counts(issues)} ({tools})", *_issue_lines(issues, budget)])
 
 
-def edit_summary(checked: EditCheck) -> str:
+def edit_summary(checked: EditCheck, budget: Budget) -> str:
     """`file: 1 new, 0 fixed, 3 unchanged (ruff, ruff format)` (or `partial: …`), then the new issues."""
-    return "\n".join([checked.head(), *_issue_lines(checked.new)])
+    return "\n".join([checked.head(), *_issue_lines(checked.new, budget)])
 
 
 def covering_summary(answer: dict[str, Any]) -> str:
@@ -254,13 +291,13 @@ def detect_summary(document: dict[str, Any]) -> str:
     return text + (f"; not found: {', '.join(missing)}" if missing else "")
 
 
-def fixes_summary(outcome: FixOutcome) -> str:
+def fixes_summary(outcome: FixOutcome, budget: Budget) -> str:
     """`fixed 9 findings in 2 files; 8 left` (`would fix` for a dry run), then the files and what is left."""
     verb = "would fix" if outcome.dry_run else "fixed"
     head = f"{verb} {_plural(outcome.applied, 'finding')} in {_plural(len(outcome.files), 'file')}"
     head += f"; {_counts(outcome.remaining)} left" if outcome.remaining else "; nothing left"
     lines = [head, *(f"{f.file}: {f.fixes} fixed" for f in outcome.files), *outcome.problems]
-    return "\n".join([*lines, *_issue_lines(outcome.remaining)])
+    return "\n".join([*lines, *_issue_lines(outcome.remaining, budget)])
 
 
 TOOLS: tuple[AgentTool, ...] = tuple(AgentTool(entry) for entry in MCP_TOOLS.values())
@@ -274,4 +311,4 @@ def find(name: str) -> AgentTool:
     return tool
 
 
-__all__ = ["TOOLS", "ActionError", "AgentTool", "Answer", "answer", "find", "run_summary"]
+__all__ = ["TOOLS", "ActionError", "AgentTool", "Answer", "answer", "budget_of", "budgeted", "find", "run_summary"]
