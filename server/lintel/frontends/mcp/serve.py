@@ -10,6 +10,7 @@ seconds elapsed."""
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import logging
 import os
@@ -26,6 +27,8 @@ from mcp.shared.message import SessionMessage
 from lintel import __version__
 from lintel.core.fsnames import backslashed, utf8_only
 from lintel.engine.actions import ActionError
+from lintel.frontends.mcp.navtools import NAV_BY_NAME, NAV_TOOLS
+from lintel.frontends.mcp.servers import AgentServers
 from lintel.frontends.mcp.tools import TOOLS, Answer, find
 from lintel.frontends.mcp.wire import CheckedLines, wire_stdin
 from lintel.frontends.mcp.workspace import Host, Workspace
@@ -38,7 +41,9 @@ INSTRUCTIONS = (
     "lintel runs a workspace's own linters, type checkers, formatters and test runners (Go, Rust, Node, Python, "
     "and languages lintel.toml declares) and returns their findings as structured issues. After writing a file, "
     "call `diagnostics` on it; run `run_tests`, `run_lint`, `run_typecheck` for the project. In a workspace with "
-    "several projects pass `path` (a file or folder in the project you mean)."
+    "several projects pass `path` (a file or folder in the project you mean). To navigate code, use the language "
+    "servers: `find_definition`, `find_references`, `hover`, `document_symbols`, `workspace_symbols`, and "
+    "`rename_symbol` (`dry_run` shows the diff); positions are 1-based, columns in characters, or name a `symbol`."
 )
 
 
@@ -88,6 +93,7 @@ class Calls:
     def __init__(self) -> None:
         self.running: set[asyncio.Task[Any]] = set()
         self._stopping: asyncio.Task[None] | None = None
+        self.servers: AgentServers | None = None  # the child language servers, killed on the way out
 
     def stop_on_signal(self, sig: signal.Signals) -> None:
         log.info("%s received: stopping %d running call(s)", sig.name, len(self.running))
@@ -99,23 +105,37 @@ class Calls:
             task.cancel()
         if self.running:
             await asyncio.wait(self.running, timeout=KILL_GRACE + 5)
+        if self.servers is not None:
+            self.servers.kill_all()
         logging.shutdown()
         os._exit(0)
 
 
-def build(host: Host, calls: Calls) -> Server[Any]:
+def build(host: Host, calls: Calls, servers: AgentServers | None = None) -> Server[Any]:
+    navigation = servers if servers is not None else AgentServers(host)
+    calls.servers = navigation
+
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(
-            tools=[types.Tool(name=t.name, description=t.description, input_schema=t.input_schema()) for t in TOOLS]
-        )
+        tools = [types.Tool(name=t.name, description=t.description, input_schema=t.input_schema()) for t in TOOLS]
+        tools += [
+            types.Tool(name=t.name, description=t.description, input_schema=t.input_schema(), output_schema=o)
+            for t in NAV_TOOLS
+            if (o := t.output_schema())
+        ]
+        return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         task = asyncio.current_task()
         if task is not None:
             calls.running.add(task)
         try:
+            nav = NAV_BY_NAME.get(params.name)
+            if nav is not None:
+                nav_args = nav.parse(params.arguments)
+                host.refresh()
+                return answer_result(await nav.call(navigation, nav_args))
             tool = find(params.name)
             args = tool.parse(params.arguments)
             host.refresh()
@@ -151,7 +171,9 @@ async def serve(root: Path, *, trusted: bool) -> None:
     if not trusted:
         log.warning("%s is not trusted (--untrusted): lintel runs no tools there", root)
     calls = Calls()
-    server = build(host, calls)
+    servers = AgentServers(host)
+    atexit.register(servers.kill_all)  # no child outlives lintel, however it ends
+    server = build(host, calls, servers)
     loop = asyncio.get_running_loop()
     for stop in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         loop.add_signal_handler(stop, calls.stop_on_signal, stop)
@@ -163,4 +185,7 @@ async def serve(root: Path, *, trusted: bool) -> None:
             await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error)))
 
         lines.reply = reply
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        try:
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            await servers.stop()
