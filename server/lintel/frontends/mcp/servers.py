@@ -192,6 +192,7 @@ class AgentServers:
 
     def __init__(self, host: Host, factory: ChildFactory | None = None) -> None:
         self.host = host
+        self.overlay_timeout = OVERLAY_TIMEOUT
         self.waiters = Waiters()
         self.documents: dict[str, Document] = {}
         self.hooks = AgentHooks(host, self.documents)
@@ -320,7 +321,7 @@ class AgentServers:
         except actions.ActionError:
             return None
         started = time.monotonic()
-        findings = await server_findings(self.manager, self.waiters, uri, text, timeout=OVERLAY_TIMEOUT)
+        findings = await server_findings(self.manager, self.waiters, uri, text, timeout=self.overlay_timeout)
         if findings is None:
             return None
         elapsed = int((time.monotonic() - started) * 1000)
