@@ -397,6 +397,7 @@ async def rename_symbol(servers: AgentServers, args: NavArgs) -> Answer:
         files.append({"file": shown, "edits": change.edits, "diff": unified_diff(change, shown)})
     if not dry_run:
         write_changes(changes)
+        servers.written([c.path for c in changes])
     edits = sum(c.edits for c in changes)
     verb = "would change" if dry_run else "changed"
     head = f"rename to {new_name!r} at {_at(where)}: {verb} {_plural(edits, 'place')} in {_plural(len(files), 'file')}"

@@ -267,9 +267,33 @@ class AgentServers:
             raise actions.failed(reason)
         return child
 
+    def resync(self) -> None:
+        """Every document a child has, brought up to its file (an agent wrote some since): cross-file answers
+        count on them too. A file gone is closed."""
+        for uri, document in list(self.documents.items()):
+            path = _path(uri)
+            try:
+                stat = path.stat() if path is not None else None
+            except OSError:
+                stat = None
+            if path is None or stat is None:
+                del self.documents[uri]
+                identifier = types.TextDocumentIdentifier(uri=uri)
+                self.manager.did_close(types.DidCloseTextDocumentParams(text_document=identifier))
+            elif (stat.st_mtime_ns, stat.st_size) != document.stamp:
+                self.sync(path)
+
+    def written(self, paths: list[Path]) -> None:
+        """Files lintel wrote (a rename): opened in their children with their new text, so that the children,
+        which do not watch the disk, answer for it."""
+        for path in paths:
+            if self.hooks.locate(path.as_uri()) is not None:
+                self.sync(path)
+
     async def request(self, path: Path, method: str, params: dict[str, Any]) -> Any:
         """`method` about `path` relayed to its child, positions in code points both ways."""
         await self.child(path)
+        self.resync()
         uri = self.sync(path)
         params = {"textDocument": {"uri": uri}, **params}
         return await asyncio.wait_for(self.router.forward(method, params, uri), REQUEST_TIMEOUT)
