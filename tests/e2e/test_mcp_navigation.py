@@ -34,7 +34,11 @@ CASES: dict[str, tuple[tuple[str, str, str], tuple[str, str, str], str]] = {
         "src/inventory/models.py",
     ),
     "go": (("label.go", "é 🍰", "Greeting"), ("greet.go", "func Greeting", "Greeting"), "greet.go"),
-    "node": (("src/labels.ts", "é 🍰", "describe"), ("src/api.ts", "export function describe", "describe"), "src/api.ts"),
+    "node": (
+        ("src/labels.ts", "é 🍰", "describe"),
+        ("src/api.ts", "export function describe", "describe"),
+        "src/api.ts",
+    ),
     "rust": (("src/main.rs", "let total = add(", "add"), ("src/lib.rs", "pub fn add", "add"), "src/lib.rs"),
 }
 
@@ -235,22 +239,26 @@ async def test_rename_python_dry_run_writes_nothing_then_renames(env: dict[str, 
     assert check_after == check_before
 
 
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+
+
 async def test_rename_go_keeps_the_package_building(env: dict[str, str], tmp_path: Path) -> None:
     _require("go")
     root = copy_workspace("go", tmp_path / "go")
     go = require_tool("go", "install Go")
-    baseline = subprocess.run([go, "test", "-count=1", "./..."], cwd=root, env=env, capture_output=True, text=True)
+    baseline = _run([go, "test", "-count=1", "./..."], root, env)
     async with agent(root, env) as client:
         done = await client.result(
             "rename_symbol", {"file": "greet.go", "symbol": "Greeting", "new_name": "Salutation"}
         )
         assert done is not None
         assert {f["file"] for f in done["files"]} == {"greet.go", "greet_test.go", "label.go"}
-    build = subprocess.run([go, "build", "./..."], cwd=root, env=env, capture_output=True, text=True)
+    build = _run([go, "build", "./..."], root, env)
     assert build.returncode == 0, build.stderr
-    vet = subprocess.run([go, "vet", "./..."], cwd=root, env=env, capture_output=True, text=True)
+    vet = _run([go, "vet", "./..."], root, env)
     assert "undefined" not in vet.stderr, vet.stderr
-    tests = subprocess.run([go, "test", "-count=1", "./..."], cwd=root, env=env, capture_output=True, text=True)
+    tests = _run([go, "test", "-count=1", "./..."], root, env)
     assert tests.returncode == baseline.returncode, tests.stdout + tests.stderr
     assert "Greeting" not in (root / "label.go").read_text(encoding="utf-8")
 
@@ -264,7 +272,9 @@ async def test_bad_positions_and_outside_files_are_tool_errors(env: dict[str, st
     async with agent(root, env) as client:
         assert "past the end" in await client.error("find_definition", {"file": file, "line": 999, "column": 1})
         assert "past the end" in await client.error("hover", {"file": file, "line": 1, "column": 500})
-        assert "outside the workspace" in await client.error("find_references", {"file": str(outside), "line": 1, "column": 1})
+        assert "outside the workspace" in await client.error(
+            "find_references", {"file": str(outside), "line": 1, "column": 1}
+        )
         assert "does not occur" in await client.error("find_definition", {"file": file, "symbol": "no_such_name"})
         assert "line" in await client.error("find_definition", {"file": file, "line": 0, "column": 1})
         assert "no language server" in await client.error("document_symbols", {"file": "pyproject.toml"})
@@ -278,7 +288,10 @@ async def test_an_ambiguous_symbol_lists_its_declarations(env: dict[str, str], t
     _require("python")
     root = copy_workspace("python", tmp_path / "python")
     extra = root / "src/inventory/twice.py"
-    extra.write_text("class A:\n    def size(self) -> int:\n        return 1\n\n\nclass B:\n    def size(self) -> int:\n        return 2\n")
+    extra.write_text(
+        "class A:\n    def size(self) -> int:\n        return 1\n\n\n"
+        "class B:\n    def size(self) -> int:\n        return 2\n"
+    )
     async with agent(root, env) as client:
         message = await client.error("find_references", {"file": "src/inventory/twice.py", "symbol": "size"})
         assert "src/inventory/twice.py:2:9" in message, message

@@ -174,8 +174,8 @@ def _start(symbol: dict[str, Any]) -> tuple[int, int] | None:
 
 
 def _bare(name: str) -> str:
-    """gopls names methods `(*T).Name` or `T.Name`; a bare name matches them."""
-    return name.split("(", 1)[0].rsplit(".", 1)[-1] if not name.endswith(")") else name.rsplit(".", 1)[-1]
+    """gopls names methods `(*T).Name` or `T.Name`, some servers `name()`; a bare name matches them."""
+    return re.sub(r"\(.*\)$", "", name).rsplit(".", 1)[-1]
 
 
 def find_symbol(symbols: Any, lines: Sequence[str], name: str, shown: str) -> tuple[int, int]:
