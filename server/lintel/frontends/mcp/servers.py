@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.uris import to_fs_path
 
 from lintel.core.results import RunResult
@@ -28,6 +29,9 @@ from lintel.frontends.relay.overlay import Waiters, as_run_result, server_findin
 from lintel.frontends.relay.router import Router
 
 log = logging.getLogger(__name__)
+
+CONTENT_MODIFIED = -32801  # LSP: the answer was invalidated by a change; ask again
+RETRY_DELAY = 0.5
 
 OVERLAY_TIMEOUT = 30.0  # seconds a child has to publish its diagnostics for a proposed text
 REQUEST_TIMEOUT = 60.0  # a navigation request (a child loading a large workspace answers its first ones late)
@@ -291,12 +295,22 @@ class AgentServers:
                 self.sync(path)
 
     async def request(self, path: Path, method: str, params: dict[str, Any]) -> Any:
-        """`method` about `path` relayed to its child, positions in code points both ways."""
-        await self.child(path)
-        self.resync()
-        uri = self.sync(path)
-        params = {"textDocument": {"uri": uri}, **params}
-        return await asyncio.wait_for(self.router.forward(method, params, uri), REQUEST_TIMEOUT)
+        """`method` about `path` relayed to its child, positions in code points both ways. A child's error is the
+        tool's; "content modified" (rust-analyzer reloading its workspace) is asked again, as editors do."""
+        child = await self.child(path)
+        deadline = time.monotonic() + REQUEST_TIMEOUT
+        while True:
+            self.resync()
+            uri = self.sync(path)
+            asked = {"textDocument": {"uri": uri}, **params}
+            try:
+                return await asyncio.wait_for(self.router.forward(method, asked, uri), REQUEST_TIMEOUT)
+            except JsonRpcException as exc:
+                if exc.code != CONTENT_MODIFIED or time.monotonic() > deadline:
+                    raise actions.failed(f"{child.name}: {method}: {exc.message}") from exc
+            except (asyncio.TimeoutError, TimeoutError) as exc:
+                raise actions.failed(f"{child.name} did not answer {method} within {REQUEST_TIMEOUT:g} s") from exc
+            await asyncio.sleep(RETRY_DELAY)
 
     async def workspace_symbol(self, query: str, language: str | None) -> list[Any]:
         """workspace/symbol of the running children, after starting one for each project (of `language`)."""
