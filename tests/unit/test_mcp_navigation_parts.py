@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from lintel.engine.actions import ActionError
+from lintel.frontends.lsp.bridge import EditorBridge
 from lintel.frontends.mcp.navedit import apply_text_edits, plan_workspace_edit, unified_diff, write_changes
 from lintel.frontends.mcp.navtools import NAV_BY_NAME, find_symbol, word_occurrence
 from lintel.frontends.relay.overlay import ServerFindings, Waiters, as_run_result, server_findings
@@ -238,3 +240,32 @@ def test_findings_become_a_typecheck_run_with_code_point_columns(tmp_path: Path)
     result = as_run_result(timed_out, language="go", root=tmp_path, file=tmp_path / "a.go", text=text)
     assert result.timed_out
     assert result.status == "not_checked"
+
+
+class Store:
+    def __init__(self) -> None:
+        self.put_calls: list[tuple[str, str, list[Any]]] = []
+
+    def put(self, uri: str, channel: str, diagnostics: list[Any], **_: Any) -> None:
+        self.put_calls.append((uri, channel, list(diagnostics)))
+
+
+async def test_the_editor_gets_no_child_diagnostics_of_a_file_under_an_overlay() -> None:
+    editor = SimpleNamespace(
+        client_capabilities=types.ClientCapabilities(),
+        session=SimpleNamespace(encoding="utf-16", folder_for=lambda path: None),
+        workspace=SimpleNamespace(text_documents={}),
+    )
+    store = Store()
+    bridge = EditorBridge(editor, store)  # type: ignore[arg-type]
+    waiters = Waiters()
+    bridge.overlays = waiters
+    child: Any = FakeChild()
+    child.spec.root = Path("/ws")
+    published = {"uri": URI, "version": 5, "diagnostics": [{"message": "x", "range": _range(0, 0, 1)}]}
+    with waiters.hold(URI, child) as overlay:
+        overlay.version = 5
+        bridge.diagnostics(child, published)
+        assert store.put_calls == []
+    bridge.diagnostics(child, published)  # the real content's next publish flows again
+    assert [(uri, channel) for uri, channel, _ in store.put_calls] == [(URI, "server:go")]
