@@ -47,6 +47,12 @@ TOOLS = {
     "run_format_check",
     "detect",
     "diagnostics",
+    "find_definition",
+    "find_references",
+    "rename_symbol",
+    "hover",
+    "document_symbols",
+    "workspace_symbols",
 }
 
 

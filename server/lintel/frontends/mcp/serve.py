@@ -26,10 +26,11 @@ from mcp.shared.message import SessionMessage
 
 from lintel import __version__
 from lintel.core.fsnames import backslashed, utf8_only
+from lintel.engine import actions
 from lintel.engine.actions import ActionError
 from lintel.frontends.mcp.navtools import NAV_BY_NAME, NAV_TOOLS
 from lintel.frontends.mcp.servers import AgentServers
-from lintel.frontends.mcp.tools import TOOLS, Answer, find
+from lintel.frontends.mcp.tools import BY_NAME, TOOLS, Answer, find
 from lintel.frontends.mcp.wire import CheckedLines, wire_stdin
 from lintel.frontends.mcp.workspace import Host, Workspace
 from lintel.runtime.process import KILL_GRACE
@@ -136,6 +137,9 @@ def build(host: Host, calls: Calls, servers: AgentServers | None = None) -> Serv
                 nav_args = nav.parse(params.arguments)
                 host.refresh()
                 return answer_result(await nav.call(navigation, nav_args))
+            if params.name not in BY_NAME:
+                offered = ", ".join(sorted({*BY_NAME, *NAV_BY_NAME}))
+                raise actions.invalid(f"unknown tool {params.name!r}; lintel offers: {offered}")
             tool = find(params.name)
             args = tool.parse(params.arguments)
             host.refresh()
