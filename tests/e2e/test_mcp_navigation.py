@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import re
 import subprocess
 import sys
@@ -263,6 +264,22 @@ async def test_rename_go_keeps_the_package_building(env: dict[str, str], tmp_pat
     assert "Greeting" not in (root / "label.go").read_text(encoding="utf-8")
 
 
+def _running_in(root: Path) -> list[int]:
+    """The live basedpyright processes working in `root` (the language server lintel started there)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or Path(os.readlink(entry / "cwd")) != root:
+                continue
+            if b"basedpyright" in (entry / "cmdline").read_bytes():
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state != "Z":
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
 async def test_bad_positions_and_outside_files_are_tool_errors(env: dict[str, str], tmp_path: Path) -> None:
     _require("python")
     root = copy_workspace("python", tmp_path / "python")
@@ -282,6 +299,15 @@ async def test_bad_positions_and_outside_files_are_tool_errors(env: dict[str, st
         assert answer is not None
         assert {"Item", "total_value", "restock"} <= {s["name"] for s in answer["symbols"]}
         await client.alive()
+        assert _running_in(root), "the language server was started"
+    # lintel mcp stopped its language server on the way out.
+    deadline = time.monotonic() + DEADLINE
+    while True:
+        left = _running_in(root)
+        if not left or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.2)
+    assert not left, left
 
 
 async def test_an_ambiguous_symbol_lists_its_declarations(env: dict[str, str], tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
 from pygls.uris import to_fs_path
 
@@ -147,8 +148,6 @@ class AgentHooks:
 
 
 def _client_capabilities() -> types.ClientCapabilities:
-    from lsprotocol.converters import get_converter
-
     capabilities: types.ClientCapabilities = get_converter().structure(_CLIENT, types.ClientCapabilities)
     return capabilities
 
