@@ -14,7 +14,7 @@ from lintel.engine.actions import ActionError
 from lintel.frontends.lsp.bridge import EditorBridge
 from lintel.frontends.mcp.navedit import apply_text_edits, plan_workspace_edit, unified_diff, write_changes
 from lintel.frontends.mcp.navtools import NAV_BY_NAME, find_symbol, word_occurrence
-from lintel.frontends.relay.overlay import ServerFindings, Waiters, as_run_result, server_findings
+from lintel.frontends.relay.overlay import VERSION_STEP, ServerFindings, Waiters, as_run_result, server_findings
 from lsprotocol import types
 
 
@@ -196,10 +196,12 @@ async def test_the_publish_for_the_proposed_version_answers_and_earlier_ones_are
     assert waiters.busy(URI)
     assert child.sent[0][0] == types.TEXT_DOCUMENT_DID_CHANGE
     stale = {"uri": URI, "version": 4, "diagnostics": [{"message": "old", "range": _range(0, 0, 1)}]}
-    assert waiters.take(child, stale)  # the editor does not see it, nor does the overlay count it
+    assert waiters.take(child, stale)
+    edited_meanwhile = {**stale, "version": 5}  # the editor's next version, sent during the check
+    assert waiters.take(child, edited_meanwhile)  # the editor does not see it, nor does the overlay count it
     new = {
         "uri": URI,
-        "version": 5,
+        "version": 4 + VERSION_STEP,
         "diagnostics": [{"message": "cannot use", "range": _range(1, 12, 15), "severity": 1}],
     }
     assert waiters.take(child, new)

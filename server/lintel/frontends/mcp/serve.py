@@ -115,6 +115,7 @@ class Calls:
 def build(host: Host, calls: Calls, servers: AgentServers | None = None) -> Server[Any]:
     navigation = servers if servers is not None else AgentServers(host)
     calls.servers = navigation
+    host.servers = navigation
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

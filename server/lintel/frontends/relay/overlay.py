@@ -22,6 +22,9 @@ from lintel.frontends.relay.manager import Child, Manager
 log = logging.getLogger(__name__)
 
 QUIET = 0.3  # seconds without a further publish before an answer counts as settled (gopls publishes in waves)
+# The proposed text's version is this far above the document's: a change the front sends meanwhile (its next
+# version) is not mistaken for it. The document is reopened at the front's version afterwards.
+VERSION_STEP = 1 << 20
 
 __all__ = ["QUIET", "ServerFindings", "Waiters", "as_run_result", "server_findings"]
 
@@ -123,7 +126,7 @@ async def server_findings(
         return ServerFindings(child.name, "not_run", "another check of this file is in flight", [], child.encoding)
     with waiters.hold(uri, child) as overlay:
         if was_open and snapshot is not None:
-            overlay.version = snapshot.version + 1
+            overlay.version = snapshot.version + VERSION_STEP
             change = types.TextDocumentContentChangeWholeDocument(text=text)
             identifier = types.VersionedTextDocumentIdentifier(uri=uri, version=overlay.version)
             child.notify(
