@@ -22,6 +22,7 @@ from lintel.frontends.mcp.workspace import Workspace
 SHOWN = 20  # items listed in a summary
 KEPT = 500  # items kept in a structured answer
 HOVER_CHARS = 2000
+DIFF_LINES = 120  # of a dry run's diff, in the summary
 
 __all__ = ["NAV_BY_NAME", "NAV_TOOLS", "NavArgs", "NavTool", "find_symbol", "word_occurrence"]
 
@@ -403,7 +404,10 @@ async def rename_symbol(servers: AgentServers, args: NavArgs) -> Answer:
     head = f"rename to {new_name!r} at {_at(where)}: {verb} {_plural(edits, 'place')} in {_plural(len(files), 'file')}"
     lines = [head, *(f"{f['file']}: {f['edits']} edits" for f in files[:SHOWN])]
     if dry_run:
-        lines.extend(str(f["diff"]).rstrip("\n") for f in files[:SHOWN])
+        diff = "".join(str(f["diff"]) for f in files).splitlines()
+        lines.extend(diff[:DIFF_LINES])
+        if len(diff) > DIFF_LINES:
+            lines.append(f"… {len(diff) - DIFF_LINES} more diff lines (see the structured result)")
     return Answer({"applied": not dry_run, "dryRun": dry_run, "files": files}, "\n".join(lines))
 
 
