@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from lintel.engine.actions import ActionError
 from lintel.frontends.lsp.bridge import EditorBridge
+from lintel.frontends.lsp.navigation import Navigation
 from lintel.frontends.mcp.navedit import apply_text_edits, plan_workspace_edit, unified_diff, write_changes
 from lintel.frontends.mcp.navtools import NAV_BY_NAME, find_symbol, word_occurrence
 from lintel.frontends.relay.overlay import VERSION_STEP, ServerFindings, Waiters, as_run_result, server_findings
+from lintel.languages import LANGUAGES
 from lsprotocol import types
 
 
@@ -271,3 +273,24 @@ async def test_the_editor_gets_no_child_diagnostics_of_a_file_under_an_overlay()
         assert store.put_calls == []
     bridge.diagnostics(child, published)  # the real content's next publish flows again
     assert [(uri, channel) for uri, channel, _ in store.put_calls] == [(URI, "server:go")]
+
+
+async def test_the_lsp_navigation_answers_a_proposed_text_with_a_run_of_its_child() -> None:
+    child: Any = FakeChild()
+    navigation: Any = Navigation.__new__(Navigation)  # only what server_diagnostics uses
+    navigation.hooks = SimpleNamespace(locate=lambda uri: ("go", Path("/ws")) if uri.endswith(".go") else None)
+    navigation.manager = FakeManager(child, True)
+    navigation.waiters = Waiters()
+    navigation.overlay_timeout = 5.0
+    folder: Any = SimpleNamespace(root=Path("/ws"), languages=LANGUAGES)
+    proposed = 'package a\nvar x int = "s"\n'
+    task = asyncio.ensure_future(Navigation.server_diagnostics(navigation, folder, Path("/ws/a.go"), proposed))
+    await asyncio.sleep(0)
+    error = {"message": "cannot use", "range": _range(1, 12, 15), "severity": 1, "code": "IncompatibleAssign"}
+    navigation.waiters.take(child, {"uri": URI, "version": 4 + VERSION_STEP, "diagnostics": [error]})
+    result = await task
+    assert result is not None
+    assert (result.check, result.tool, result.language, result.status) == ("typecheck", "gopls", "go", "findings")
+    [issue] = result.issues
+    assert (issue.file, issue.line, issue.column, issue.rule) == ("a.go", 2, 13, "IncompatibleAssign")
+    assert await Navigation.server_diagnostics(navigation, folder, Path("/ws/notes.txt"), "x") is None
