@@ -203,7 +203,7 @@ async def test_a_hanging_tool_is_timed_out_and_never_clean(tmp_path: Path, serve
     found = answer.structured_content
     assert found is not None
     states = {r["check"]: r["state"] for r in found["runs"]}
-    assert states == {"lint": "timed_out", "format": "complete"}
+    assert states == {"lint": "timed_out", "format": "complete", "typecheck": "complete"}  # typecheck: the server
     first = text_of(answer).splitlines()[0]
     assert first.startswith("partial: "), first
     assert "timed_out" in first
@@ -235,7 +235,8 @@ async def test_a_missing_tool_is_tool_missing(tmp_path: Path, server_env: dict[s
 
 async def test_lsp_check_edit_and_diagnostics_of_an_unsaved_document(start: Start) -> None:
     require_tool("ruff")
-    editor = await start("python")
+    require_tool("basedpyright-langserver", "pip install basedpyright")
+    editor = await start("python", real_language_servers=True)
     pricing = "src/inventory/pricing.py"
     path = editor.path(pricing)
     disk = path.read_bytes().decode("utf-8")
@@ -259,7 +260,8 @@ async def test_lsp_check_edit_and_diagnostics_of_an_unsaved_document(start: Star
     assert current["version"] == 2
     assert current["contentHash"] == checked["contentHash"]
     assert ("F401", 3) in [(i["rule"], i["line"]) for i in current["issues"]]
-    assert {r["check"]: r["state"] for r in current["runs"]} == {"lint": "complete", "format": "complete"}
+    states = {r["check"]: r["state"] for r in current["runs"]}
+    assert states == {"lint": "complete", "format": "complete", "typecheck": "complete"}
     assert stamp(path) == before
 
     editor.change(uri, disk)  # version 3: back to the saved text
@@ -286,6 +288,13 @@ async def test_lsp_diagnostics_say_timed_out_and_tool_missing(start: Start, tmp_
     editor = await start("python", init_options={"languages": {"python": {"lint": hanging, "format": missing}}})
     pricing = "src/inventory/pricing.py"
     found = await editor.execute("lintel.diagnostics", {"file": pricing, "timeout": 2})
-    assert {r["check"]: r["state"] for r in found["runs"]} == {"lint": "timed_out", "format": "tool_missing"}
+    states = {r["check"]: r["state"] for r in found["runs"]}
+    # The session's language server is a silent one (conftest): it never publishes, so it timed out too.
+    assert states == {"lint": "timed_out", "format": "tool_missing", "typecheck": "timed_out"}
     assert found["ok"] is False
+    # Not waited for again: a server that has never published is said not to have run, at once.
+    again = await editor.execute("lintel.diagnostics", {"file": pricing, "timeout": 2})
+    server = next(r for r in again["runs"] if r["check"] == "typecheck")
+    assert server["state"] == "not_run", server
+    assert server["stateReason"].endswith(" has published no diagnostics since it started: not asked again")
     await editor.alive()

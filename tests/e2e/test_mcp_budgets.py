@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # n
 from tests.e2e.conftest import Start
 from tests.e2e.test_mcp import PRICING, Agent, agent, text_of
 
-# Every table tool with arguments that answer on the python fixture (the test run first, for the two after it).
+# Every tool with arguments that answer on the python fixture (the test run first, for the two after it).
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("last_test_failures", {}),  # nothing recorded yet
     ("run_tests", {}),
@@ -32,6 +32,13 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("detect", {}),
     ("diagnostics", {"file": PRICING}),
     ("apply_fixes", {"dry_run": True}),
+    ("check_edit", {"file": PRICING, "edits": [{"oldText": "previous = item.price\n", "newText": ""}]}),
+    ("find_definition", {"file": PRICING, "line": 19, "column": 13}),
+    ("find_references", {"file": PRICING, "symbol": "discounted"}),
+    ("hover", {"file": PRICING, "symbol": "label"}),
+    ("document_symbols", {"file": PRICING}),
+    ("workspace_symbols", {"query": "discounted"}),
+    ("rename_symbol", {"file": PRICING, "symbol": "clearance", "new_name": "sale", "dry_run": True}),
 ]
 
 
@@ -48,7 +55,7 @@ async def structured(client: Agent, tool: str, arguments: dict[str, Any], schema
 
 
 async def test_every_tool_lists_an_output_schema_its_answers_match(tmp_path: Path, server_env: dict[str, str]) -> None:
-    for name in ("pytest", "mypy", "ruff"):
+    for name in ("pytest", "mypy", "ruff", "basedpyright-langserver"):
         require_tool(name)
     root = copy_workspace("python", tmp_path / "python")
     async with agent(root, server_env) as client:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -461,6 +461,7 @@ class FileDiagnostics:
     runs: list[RunResult]
     content_hash: str | None = None  # of the bytes checked (settled.content_hash)
     version: int | None = None  # the editor's document version, when its open text was checked
+    text: str | None = field(default=None, repr=False)  # that open text (None: the file on disk was checked)
 
     @property
     def issues(self) -> list[Issue]:

@@ -345,21 +345,20 @@ async def fix_all(front: Front, request: CommandRequest) -> CommandReport:
 
 
 async def file_diagnostics(front: Front, request: CommandRequest) -> CommandReport:
-    """The file's lint and format findings: of the editor's open document (its current text and version) when it
-    is open, else of the file on disk."""
+    """The file's lint and format findings and its language server's diagnostics: of the editor's open document (its
+    current text and version) when it is open, else of the file on disk."""
     args = request.args
     async with front.progress(f"lintel: diagnostics of {args.file}") as on_start:
-        if args.file is not None:
-            folder, path, project = actions.diagnostics_target(request.name, front.folders, args)
-            actions.require_trust(front.trusted)
-            found = await editcheck.document_diagnostics(
-                front.open_document, folder, path, project, args, on_start=on_start
-            )
-            if found is not None:
-                return found
-        return await actions.file_diagnostics(
-            request.name, front.folders, args, trusted=front.trusted, on_start=on_start
+        folder, path, project = actions.diagnostics_target(request.name, front.folders, args)
+        actions.require_trust(front.trusted)
+        found = await editcheck.document_diagnostics(
+            front.open_document, folder, path, project, args, on_start=on_start
         )
+        if found is None:
+            found = await actions.file_diagnostics(
+                request.name, front.folders, args, trusted=front.trusted, on_start=on_start
+            )
+        return await editcheck.with_server_diagnostics(front, folder, path, found)
 
 
 async def check_edit(front: Front, request: CommandRequest) -> CommandReport:

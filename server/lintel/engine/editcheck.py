@@ -202,6 +202,21 @@ def _with_server(runs: list[RunResult], server: RunResult | None) -> list[RunRes
     return [*runs, server]
 
 
+async def with_server_diagnostics(
+    servers: Servers, folder: Folder, path: Path, found: FileDiagnostics
+) -> FileDiagnostics:
+    """`found` with the file's language server's diagnostics of the same text (the open document's, else the file's
+    on disk, as `found` describes it)."""
+    document = found.text
+    if document is None:
+        try:
+            document = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return found  # unreadable or not UTF-8: the language server would not see what the tools saw
+    found.runs = _with_server(found.runs, await servers.server_diagnostics(folder, path, document))
+    return found
+
+
 async def check_edit(
     command: str, servers: Servers, folders: Sequence[Folder], args: CommandArgs, *, trusted: bool, on_start: OnStart
 ) -> EditCheck:
@@ -283,7 +298,9 @@ async def document_diagnostics(
                 timeout=args.timeout,
                 on_start=on_start,
             )
-        found = FileDiagnostics(name, project.language, runs, settled.text_hash(document.text), document.version)
+        found = FileDiagnostics(
+            name, project.language, runs, settled.text_hash(document.text), document.version, document.text
+        )
         now = opened(path)
         if now is None or now.version == document.version:
             return found

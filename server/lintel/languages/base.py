@@ -213,6 +213,9 @@ class ServerSpec:
     # What the server shows (window/showMessage) that is for its own developers, not the user (regular
     # expressions, searched): logged, never a pop-up (lintel.frontends.relay.messages).
     chatter: tuple[str, ...] = ()
+    # The sources of its diagnostics that come from a build of the saved files (rust-analyzer's cargo check:
+    # rustc, clippy), not from the text it was given: left out when a proposed text is checked.
+    saved_sources: tuple[str, ...] = ()
     # The server's diagnostics that report what one of lintel's own tools reports, by (the server's source, its
     # code) -> the (lintel source, rule) pairs of the same problem: the editor is shown lintel's one
     # (lintel.frontends.lsp.overlap). Same codes need no entry.

@@ -21,6 +21,7 @@ from lintel.frontends.lsp.diagnostics import Diagnostics
 from lintel.frontends.relay.client import ChildClient
 from lintel.frontends.relay.encoding import LineCache, Recoder
 from lintel.frontends.relay.messages import shown
+from lintel.frontends.relay.overlay import Waiters
 from lintel.runtime.clock import Clock, LoopClock, Timer
 
 if TYPE_CHECKING:
@@ -62,6 +63,8 @@ class EditorBridge:
         # Documents' lines as the editor has them (the open buffer, else the file), for re-counting columns.
         self.lines = LineCache(self.open_text)
         self._converter = get_converter()
+        # Checks of proposed texts in flight (lintel.frontends.relay.overlay): their publishes are not the editor's.
+        self.overlays: Waiters | None = None
 
     def open_text(self, uri: str) -> str | None:
         document = self._server.workspace.text_documents.get(uri)
@@ -159,6 +162,8 @@ class EditorBridge:
     def diagnostics(self, child: ChildClient, params: dict[str, Any]) -> None:
         uri = params.get("uri")
         if not isinstance(uri, str):
+            return
+        if self.overlays is not None and self.overlays.take(child, params):
             return
         server = self._server
         channel = f"server:{child.spec.language}"

@@ -25,7 +25,7 @@ from lintel.engine.actions import ActionError, CommandArgs, Folder, parse_args
 from lintel.engine.checks import RunResult
 from lintel.engine.commandtable import LSP_COMMANDS, Command, CommandRequest, OnStart
 from lintel.engine.coverage import CoverageStore
-from lintel.engine.editcheck import OpenDocument
+from lintel.engine.editcheck import OpenDocument, Servers
 from lintel.engine.validators import ValidateResult
 from lintel.frontends.lsp import session
 from lintel.frontends.lsp.advertised import COMMANDS
@@ -64,12 +64,18 @@ class Commands:
     the dispatcher calls for `workspace/executeCommand`."""
 
     def __init__(
-        self, server: LintelServer, diagnostics: Diagnostics, forward: ForwardCommand, restart: RestartServers
+        self,
+        server: LintelServer,
+        diagnostics: Diagnostics,
+        forward: ForwardCommand,
+        restart: RestartServers,
+        servers: Servers | None = None,
     ) -> None:
         self.server = server
         self.diagnostics = diagnostics
         self.forward = forward
         self.restart = restart
+        self.servers = servers  # the child language servers, asked for their diagnostics of a proposed text
         # The last coverage run of each project, for testsCovering (kept on disk too: lintel.engine.coverage.store).
         self.coverage_store = CoverageStore()
         self.handlers: dict[str, Command] = dict(LSP_COMMANDS)
@@ -143,7 +149,8 @@ class EditorCall:
         return await self.commands.restart(language)
 
     async def server_diagnostics(self, folder: Folder, file: Path, text: str) -> RunResult | None:
-        return None  # placeholder: the child server's diagnostics of a text (relay overlay) are connected at merge
+        servers = self.commands.servers
+        return await servers.server_diagnostics(folder, file, text) if servers is not None else None
 
     def open_document(self, file: Path) -> OpenDocument | None:
         documents = self.commands.server.workspace.text_documents
@@ -225,7 +232,13 @@ class Progress:
         forget_progress(self.server, self.token)
 
 
-def setup(server: LintelServer, diagnostics: Diagnostics, forward: ForwardCommand, restart: RestartServers) -> Commands:
+def setup(
+    server: LintelServer,
+    diagnostics: Diagnostics,
+    forward: ForwardCommand,
+    restart: RestartServers,
+    servers: Servers | None = None,
+) -> Commands:
     """The commands; wiring.py routes workspace/executeCommand to `Commands.execute` (advertised.ROUTES lists
     OFFERED as its options)."""
-    return Commands(server, diagnostics, forward, restart)
+    return Commands(server, diagnostics, forward, restart, servers)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable, Collection, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
+from lintel.core.results import RunResult
+from lintel.engine.actions import Folder
 from lintel.engine.config import EditorSettings
 from lintel.engine.servers import Command, resolve_command, server_root
 from lintel.frontends.lsp.bridge import EditorBridge
@@ -24,6 +27,7 @@ from lintel.frontends.lsp.shared import NOT_FORWARDED, RawJson
 from lintel.frontends.relay.client import REQUEST_FAILED, Answer, ChildClient, ChildSpec, child_capabilities
 from lintel.frontends.relay.manager import Child, ChildKey, Manager
 from lintel.frontends.relay.methods import NOTIFICATIONS, RELAYED, Relayed
+from lintel.frontends.relay.overlay import Waiters, as_run_result, server_findings
 from lintel.frontends.relay.router import Router, file_options, supports
 from lintel.languages import LANGUAGES
 
@@ -31,6 +35,8 @@ if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer
 
 log = logging.getLogger(__name__)
+
+OVERLAY_TIMEOUT = 30.0  # seconds a child has to publish its diagnostics for a proposed text
 
 
 def _path(uri: str) -> Path | None:
@@ -96,6 +102,7 @@ class ServerHooks:
             # A server the user configured is not the one whose load signal lintel knows.
             load_signal=None if configured else spec.server.load_signal,
             chatter=spec.server.chatter,
+            saved_sources=spec.server.saved_sources,
             env=dict(os.environ),
         )
 
@@ -211,6 +218,27 @@ class Navigation:
         self.manager = Manager(lambda spec: ChildClient(spec, self.bridge), self.hooks)
         self.router = Router(self.manager, lambda: server.session.encoding, self.bridge.lines)
         self._converter = converter_of(server.protocol)
+        self.waiters = Waiters()
+        self.bridge.overlays = self.waiters
+        self.overlay_timeout = OVERLAY_TIMEOUT
+
+    async def server_diagnostics(self, folder: Folder, file: Path, text: str) -> RunResult | None:
+        """The file's child's diagnostics for `text` as its content, without the editor seeing them or the file
+        being written (lintel.frontends.relay.overlay); None when no language server serves the file."""
+        uri = file.as_uri()
+        located = self.hooks.locate(uri)
+        if located is None:
+            return None
+        spec = folder.languages.for_file(file)
+        language_id = (spec.language_id(file) if spec is not None else None) or "plaintext"
+        started = time.monotonic()
+        findings = await server_findings(
+            self.manager, self.waiters, uri, text, timeout=self.overlay_timeout, language_id=language_id
+        )
+        if findings is None:
+            return None
+        elapsed = int((time.monotonic() - started) * 1000)
+        return as_run_result(findings, language=located[0], root=folder.root, file=file, text=text, duration_ms=elapsed)
 
     async def reconcile(self) -> None:
         await self.manager.reconcile()

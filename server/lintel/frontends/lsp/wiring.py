@@ -66,7 +66,9 @@ def wire(server: LintelServer) -> Lifecycle:
     atexit.register(workers.kill_all)  # an editor that exits without shutdown leaves no worker behind
     life = lifecycle.setup(server, diagnostics, children, workers)
     docs = documents.setup(server, diagnostics, reload=life.reload, workers=workers)
-    handlers = commands.setup(server, diagnostics, forward=children.forward_command, restart=children.restart_servers)
+    handlers = commands.setup(
+        server, diagnostics, forward=children.forward_command, restart=children.restart_servers, servers=children
+    )
     children.router.formats = docs.formats
     actions = codeactions.setup(server, diagnostics, docs, handlers, children=children)
     routes.bind("navigation", navigation.handlers(children))

@@ -11,13 +11,14 @@ seconds elapsed."""
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import logging
 import os
 import signal
 import time
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
@@ -26,8 +27,11 @@ from mcp.shared.message import SessionMessage
 
 from lintel import __version__
 from lintel.core.fsnames import backslashed, utf8_only
+from lintel.engine import actions
 from lintel.engine.actions import ActionError
-from lintel.frontends.mcp.tools import TOOLS, Answer, find
+from lintel.frontends.mcp.navtools import NAV_BY_NAME, NAV_TOOLS
+from lintel.frontends.mcp.servers import AgentServers
+from lintel.frontends.mcp.tools import BY_NAME, TOOLS, Answer, find
 from lintel.frontends.mcp.wire import CheckedLines, wire_stdin
 from lintel.frontends.mcp.workspace import Host, Workspace
 from lintel.runtime.process import KILL_GRACE
@@ -37,9 +41,13 @@ log = logging.getLogger(__name__)
 TICK_SECONDS = 2.0
 INSTRUCTIONS = (
     "lintel runs a workspace's own linters, type checkers, formatters and test runners (Go, Rust, Node, Python, "
-    "and languages lintel.toml declares) and returns their findings as structured issues. After writing a file, "
-    "call `diagnostics` on it; run `run_tests`, `run_lint`, `run_typecheck` for the project. In a workspace with "
-    "several projects pass `path` (a file or folder in the project you mean)."
+    "and languages lintel.toml declares) and returns their findings as structured issues. Before writing a file, "
+    "`check_edit` gives what the new text would add or fix without writing it; after writing one, call "
+    "`diagnostics` on it (an answer whose first line starts with `partial:` is incomplete, not clean); run "
+    "`run_tests`, `run_lint`, `run_typecheck` for the project. In a workspace with "
+    "several projects pass `path` (a file or folder in the project you mean). To navigate code, use the language "
+    "servers: `find_definition`, `find_references`, `hover`, `document_symbols`, `workspace_symbols`, and "
+    "`rename_symbol` (`dry_run` shows the diff); positions are 1-based, columns in characters, or name a `symbol`."
 )
 
 
@@ -89,6 +97,7 @@ class Calls:
     def __init__(self) -> None:
         self.running: set[asyncio.Task[Any]] = set()
         self._stopping: asyncio.Task[None] | None = None
+        self.servers: AgentServers | None = None  # the child language servers, killed on the way out
 
     def stop_on_signal(self, sig: signal.Signals) -> None:
         log.info("%s received: stopping %d running call(s)", sig.name, len(self.running))
@@ -100,14 +109,35 @@ class Calls:
             task.cancel()
         if self.running:
             await asyncio.wait(self.running, timeout=KILL_GRACE + 5)
+        if self.servers is not None:
+            self.servers.kill_all()
         logging.shutdown()
         os._exit(0)
 
 
-def build(host: Host, calls: Calls) -> Server[Any]:
+class Listed(Protocol):
+    """A tool as tools/list shows it: the command table's (tools.py) and navigation's (navtools.py)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    def input_schema(self) -> dict[str, Any]: ...
+
+    def output_schema(self) -> dict[str, Any]: ...
+
+
+def build(host: Host, calls: Calls, servers: AgentServers | None = None) -> Server[Any]:
+    navigation = servers if servers is not None else AgentServers(host)
+    calls.servers = navigation
+    host.servers = navigation
+
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        listed: list[Listed] = [*TOOLS, *NAV_TOOLS]
         return types.ListToolsResult(
             tools=[
                 types.Tool(
@@ -116,7 +146,7 @@ def build(host: Host, calls: Calls) -> Server[Any]:
                     input_schema=t.input_schema(),
                     output_schema=t.output_schema(),
                 )
-                for t in TOOLS
+                for t in listed
             ]
         )
 
@@ -125,6 +155,14 @@ def build(host: Host, calls: Calls) -> Server[Any]:
         if task is not None:
             calls.running.add(task)
         try:
+            nav = NAV_BY_NAME.get(params.name)
+            if nav is not None:
+                nav_args = nav.parse(params.arguments)
+                host.refresh()
+                return answer_result(await nav.call(navigation, nav_args))
+            if params.name not in BY_NAME:
+                offered = ", ".join(sorted({*BY_NAME, *NAV_BY_NAME}))
+                raise actions.invalid(f"unknown tool {params.name!r}; lintel offers: {offered}")
             tool = find(params.name)
             args = tool.parse(params.arguments)
             host.refresh()
@@ -160,7 +198,9 @@ async def serve(root: Path, *, trusted: bool) -> None:
     if not trusted:
         log.warning("%s is not trusted (--untrusted): lintel runs no tools there", root)
     calls = Calls()
-    server = build(host, calls)
+    servers = AgentServers(host)
+    atexit.register(servers.kill_all)  # no child outlives lintel, however it ends
+    server = build(host, calls, servers)
     loop = asyncio.get_running_loop()
     for stop in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         loop.add_signal_handler(stop, calls.stop_on_signal, stop)
@@ -172,4 +212,7 @@ async def serve(root: Path, *, trusted: bool) -> None:
             await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error)))
 
         lines.reply = reply
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        try:
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            await servers.stop()

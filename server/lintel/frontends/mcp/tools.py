@@ -162,7 +162,8 @@ class AgentCall:
         raise actions.failed("lintel mcp runs no language servers")
 
     async def server_diagnostics(self, folder: Folder, file: Path, text: str) -> RunResult | None:
-        return None  # placeholder: the child servers' diagnostics of a text come with lintel mcp's servers
+        servers = self.host.servers
+        return await servers.server_diagnostics(folder, file, text) if servers is not None else None
 
     def open_document(self, file: Path) -> OpenDocument | None:
         return None  # an agent has no open documents: the file on disk is the content

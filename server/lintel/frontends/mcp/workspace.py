@@ -6,7 +6,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
+from lintel.engine.actions import Folder
 from lintel.engine.checks import RunResult
 from lintel.engine.config import LintelConfig, load_config
 from lintel.engine.coverage import CoverageStore
@@ -57,6 +59,12 @@ class Workspace:
         return tuple(stamps)
 
 
+class ServerDiagnostics(Protocol):
+    """lintel.frontends.mcp.servers.AgentServers as the commands' front uses it."""
+
+    async def server_diagnostics(self, folder: Folder, file: Path, text: str) -> RunResult | None: ...
+
+
 @dataclass
 class Host:
     """What the tools act on: the workspace folders (one: `--root`) and whether tools may run there."""
@@ -65,6 +73,8 @@ class Host:
     trusted: bool = True
     # The last coverage index of each project, for tests_covering (kept on disk too: lintel.engine.coverage.store).
     coverage: CoverageStore = field(default_factory=CoverageStore)
+    # The child language servers (navigation, a proposed text's diagnostics); set by serve.build.
+    servers: ServerDiagnostics | None = None
 
     def refresh(self) -> None:
         for folder in self.folders:

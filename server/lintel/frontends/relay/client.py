@@ -83,6 +83,7 @@ class ChildSpec:
     initialization_options: Any = None
     load_signal: LoadSignal | None = None  # what says it has loaded its workspace (None: answering says so)
     chatter: tuple[str, ...] = ()  # its window/showMessage texts that are not for the user (ServerSpec.chatter)
+    saved_sources: tuple[str, ...] = ()  # its diagnostics' sources that describe saved files (ServerSpec)
     env: Mapping[str, str] | None = None
     start_timeout: float = 60.0
     stop_grace: float = 2.0

@@ -171,6 +171,10 @@ class Manager:
         """Whether any running child counts positions in another encoding than `encoding`."""
         return any(c.encoding != encoding for c in self.children())
 
+    def snapshot(self, uri: str) -> types.TextDocumentItem | None:
+        """The document as the front has it now (what a child is given when it opens it)."""
+        return self._hooks.snapshot(uri)
+
     def running_child(self, uri: str) -> Child | None:
         """The running child that has `uri` open, without waiting for anything (None: ask child_for)."""
         key = self._owner.get(uri)

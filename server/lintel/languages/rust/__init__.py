@@ -35,6 +35,7 @@ LANGUAGE = LanguageSpec(
         "rustup component add rust-analyzer",
         ("Cargo.toml",),
         root_rule=tools.cargo_workspace_rule,
+        saved_sources=("rustc", "clippy"),
         # rust-analyzer's "poke the developers" errors, shown by builds from source (POKE_RA_DEVS): a slow turn of
         # its main loop, a request that panicked (it hides panics from users otherwise).
         chatter=(r"^overly long loop turn took ", r"^server panicked.*, check the log$"),
