@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import time
 from collections.abc import Awaitable, Callable, Collection, Coroutine
 from pathlib import Path
@@ -19,15 +18,16 @@ from pygls.uris import to_fs_path
 from lintel.core.results import RunResult
 from lintel.engine.actions import Folder
 from lintel.engine.config import EditorSettings
-from lintel.engine.servers import Command, resolve_command, server_root
+from lintel.engine.servers import Command, server_root
 from lintel.frontends.lsp.bridge import EditorBridge
 from lintel.frontends.lsp.diagnostics import Diagnostics
 from lintel.frontends.lsp.pyglscompat import converter_of
 from lintel.frontends.lsp.shared import NOT_FORWARDED, RawJson
-from lintel.frontends.relay.client import REQUEST_FAILED, Answer, ChildClient, ChildSpec, child_capabilities
+from lintel.frontends.relay.client import REQUEST_FAILED, Answer, ChildClient, ChildSpec
 from lintel.frontends.relay.manager import Child, ChildKey, Manager
 from lintel.frontends.relay.methods import NOTIFICATIONS, RELAYED, Relayed
 from lintel.frontends.relay.overlay import Waiters, as_run_result, server_findings
+from lintel.frontends.relay.plan import plan_child
 from lintel.frontends.relay.router import Router, file_options, supports
 from lintel.languages import LANGUAGES
 
@@ -76,35 +76,7 @@ class ServerHooks:
         folder = session.folder_for(root)
         if folder is None:
             return None
-        spec = folder.languages.get(language)
-        if spec is None or spec.server is None:
-            return None
-        settings = folder.config.languages.get(language)
-        configured = settings is not None and bool(settings.server)
-        command = resolve_command(
-            spec,
-            project_root=root,
-            workspace_root=folder.root,
-            override=settings.server if settings is not None else None,
-            binaries=settings.binaries if settings is not None else None,
-        )
-        if command.argv is None:
-            return command
-        return ChildSpec(
-            language=language,
-            root=root,
-            argv=command.argv,
-            name=command.display,
-            install_hint=command.install_hint,
-            encoding=session.encoding,
-            capabilities=child_capabilities(self._server.client_capabilities, session.encoding),
-            initialization_options=spec.server.initialization_options,
-            # A server the user configured is not the one whose load signal lintel knows.
-            load_signal=None if configured else spec.server.load_signal,
-            chatter=spec.server.chatter,
-            saved_sources=spec.server.saved_sources,
-            env=dict(os.environ),
-        )
+        return plan_child(folder, language, root, session.encoding, self._server.client_capabilities)
 
     def snapshot(self, uri: str) -> types.TextDocumentItem | None:
         document = self._server.workspace.text_documents.get(uri)

@@ -21,12 +21,13 @@ from pygls.uris import to_fs_path
 from lintel.core.results import RunResult
 from lintel.engine import actions
 from lintel.engine.actions import NOT_TRUSTED, Folder
-from lintel.engine.servers import Command, resolve_command, server_root
+from lintel.engine.servers import Command, server_root
 from lintel.frontends.mcp.workspace import Host, Workspace
-from lintel.frontends.relay.client import ChildClient, ChildSpec, child_capabilities
+from lintel.frontends.relay.client import ChildClient, ChildSpec
 from lintel.frontends.relay.encoding import LineCache
 from lintel.frontends.relay.manager import Child, ChildFactory, ChildKey, Manager
 from lintel.frontends.relay.overlay import Waiters, as_run_result, server_findings
+from lintel.frontends.relay.plan import plan_child
 from lintel.frontends.relay.router import Router
 
 log = logging.getLogger(__name__)
@@ -98,34 +99,7 @@ class AgentHooks:
     def plan(self, key: ChildKey) -> ChildSpec | Command | None:
         language, root = key
         folder = self.folder(root)
-        spec = folder.languages.get(language) if folder is not None else None
-        if folder is None or spec is None or spec.server is None:
-            return None
-        settings = folder.config.languages.get(language)
-        command = resolve_command(
-            spec,
-            project_root=root,
-            workspace_root=folder.root,
-            override=settings.server if settings is not None else None,
-            binaries=settings.binaries if settings is not None else None,
-        )
-        if command.argv is None:
-            return command
-        configured = settings is not None and bool(settings.server)
-        return ChildSpec(
-            language=language,
-            root=root,
-            argv=command.argv,
-            name=command.display,
-            install_hint=command.install_hint,
-            encoding="utf-16",
-            capabilities=child_capabilities(_client_capabilities(), "utf-16"),
-            initialization_options=spec.server.initialization_options,
-            load_signal=None if configured else spec.server.load_signal,
-            chatter=spec.server.chatter,
-            saved_sources=spec.server.saved_sources,
-            env=dict(os.environ),
-        )
+        return plan_child(folder, language, root, "utf-16", _client_capabilities()) if folder is not None else None
 
     def snapshot(self, uri: str) -> types.TextDocumentItem | None:
         document = self._documents.get(uri)
