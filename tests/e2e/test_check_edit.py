@@ -214,7 +214,9 @@ async def test_a_hanging_tool_is_timed_out_and_never_clean(tmp_path: Path, serve
 async def test_a_missing_tool_is_tool_missing(tmp_path: Path, server_env: dict[str, str]) -> None:
     require_tool("ruff")
     root = copy_workspace("python", tmp_path / "python")
-    configure(root, f"[languages.python]\nlint = {_toml_argv([str(tmp_path / 'no-such-linter'), '{files}'])}\n")
+    linter = _toml_argv([str(tmp_path / "no-such-linter"), "{files}"])
+    server = _toml_argv([str(tmp_path / "no-such-server")])
+    configure(root, f"[languages.python]\nlint = {linter}\nserver = {server}\n")
     pricing = "src/inventory/pricing.py"
     async with agent(root, server_env) as client:
         answer = await client.call("diagnostics", {"file": pricing})
@@ -225,6 +227,10 @@ async def test_a_missing_tool_is_tool_missing(tmp_path: Path, server_env: dict[s
     lint = next(r for r in found["runs"] if r["check"] == "lint")
     assert lint["state"] == "tool_missing", lint
     assert "no-such-linter" in lint["stateReason"]
+    language_server = next(r for r in found["runs"] if r["check"] == "typecheck")  # its binary is missing too
+    assert language_server["state"] == "tool_missing", language_server
+    assert language_server["tool"].endswith("no-such-server")
+    assert "no-such-server" in language_server["stateReason"]
     assert text_of(answer).startswith("partial: ")
     assert edited is not None
     assert {r["check"]: r["state"] for r in edited["runs"]}["format"] == "complete"

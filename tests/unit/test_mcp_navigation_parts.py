@@ -326,7 +326,9 @@ async def test_the_editor_gets_no_child_diagnostics_of_a_file_under_an_overlay()
 async def test_the_lsp_navigation_answers_a_proposed_text_with_a_run_of_its_child() -> None:
     child: Any = FakeChild()
     navigation: Any = Navigation.__new__(Navigation)  # only what server_diagnostics uses
-    navigation.hooks = SimpleNamespace(locate=lambda uri: ("go", Path("/ws")) if uri.endswith(".go") else None)
+    navigation.hooks = SimpleNamespace(
+        locate=lambda uri: ("go", Path("/ws")) if uri.endswith(".go") else None, plan=lambda key: None
+    )
     navigation.manager = FakeManager(child, True)
     navigation.waiters = Waiters()
     navigation.overlay_timeout = 5.0

@@ -26,7 +26,7 @@ from lintel.frontends.lsp.shared import NOT_FORWARDED, RawJson
 from lintel.frontends.relay.client import REQUEST_FAILED, Answer, ChildClient, ChildSpec
 from lintel.frontends.relay.manager import Child, ChildKey, Manager
 from lintel.frontends.relay.methods import NOTIFICATIONS, RELAYED, Relayed
-from lintel.frontends.relay.overlay import Waiters, as_run_result, server_findings
+from lintel.frontends.relay.overlay import Waiters, as_run_result, missing_server, server_findings
 from lintel.frontends.relay.plan import plan_child
 from lintel.frontends.relay.router import Router, file_options, supports
 from lintel.languages import LANGUAGES
@@ -201,6 +201,8 @@ class Navigation:
         located = self.hooks.locate(uri)
         if located is None:
             return None
+        if located[1] is not None and isinstance(plan := self.hooks.plan((located[0], located[1])), Command):
+            return missing_server(plan, located[0], folder.root)
         spec = folder.languages.for_file(file)
         language_id = (spec.language_id(file) if spec is not None else None) or "plaintext"
         started = time.monotonic()

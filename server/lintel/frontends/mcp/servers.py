@@ -26,7 +26,7 @@ from lintel.frontends.mcp.workspace import Host, Workspace
 from lintel.frontends.relay.client import ChildClient, ChildSpec
 from lintel.frontends.relay.encoding import LineCache
 from lintel.frontends.relay.manager import Child, ChildFactory, ChildKey, Manager
-from lintel.frontends.relay.overlay import Waiters, as_run_result, server_findings
+from lintel.frontends.relay.overlay import Waiters, as_run_result, missing_server, server_findings
 from lintel.frontends.relay.plan import plan_child
 from lintel.frontends.relay.router import Router
 
@@ -110,8 +110,10 @@ class AgentHooks:
         )
 
     def tell(self, cause: str, message: str) -> None:
+        """Logged once per cause (a missing server is told on every call that would start it)."""
+        if self.told.get(cause) != message:
+            log.warning("%s", message)
         self.told[cause] = message
-        log.warning("%s", message)
 
     def forward_limit(self, uri: str) -> int:
         path = _path(uri)
@@ -328,6 +330,8 @@ class AgentServers:
         located = self.hooks.locate(uri)
         if located is None or not self.host.trusted:
             return None
+        if located[1] is not None and isinstance(plan := self.hooks.plan((located[0], located[1])), Command):
+            return missing_server(plan, located[0], folder.root)
         try:
             if file.exists():  # opened from disk first (a file about to be created is only ever the overlay's)
                 await self.child(file)

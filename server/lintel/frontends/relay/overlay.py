@@ -17,6 +17,7 @@ from lsprotocol import types
 from lintel.core.issues import Issue, Severity, finalize_issues, make_issue
 from lintel.core.positions import Unit, convert_column, split_lines
 from lintel.core.results import RunResult
+from lintel.engine.servers import Command
 from lintel.frontends.relay.manager import Child, Manager
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ SLOW_QUIET = 1.0
 # version) is not mistaken for it. The document is reopened at the front's version afterwards.
 VERSION_STEP = 1 << 20
 
-__all__ = ["QUIET", "ServerFindings", "Waiters", "as_run_result", "server_findings"]
+__all__ = ["QUIET", "ServerFindings", "Waiters", "as_run_result", "missing_server", "server_findings"]
 
 
 @dataclass(frozen=True)
@@ -217,6 +218,21 @@ def _issue(diagnostic: dict[str, Any], file: str, lines: list[str], encoding: Un
         end_line=end_line,
         end_column=end_column,
         rule=str(code) if isinstance(code, (str, int)) and not isinstance(code, bool) else None,
+    )
+
+
+def missing_server(command: Command, language: str, root: Path) -> RunResult:
+    """The run of a language server whose binary was not found: tool_missing, with how to install it."""
+    return RunResult(
+        language=language,
+        check="typecheck",
+        tool=command.display,
+        argv=[],
+        cwd=root,
+        status="not_checked",
+        reason=command.missing_message,
+        binary=command.display,
+        missing_binary=command.display,
     )
 
 
