@@ -33,6 +33,7 @@ class EditCase:
     file: str
     # Replacements made to the file's text (each old text occurs once): they move lines, add and fix findings.
     changes: tuple[tuple[str, str], ...]
+    visible: bool = True  # whether a tool that reads the proposed text sees what changed
 
 
 CASES = [
@@ -53,8 +54,17 @@ CASES = [
             ("let total = 0;", "let total = 0;\n  const spare = 1;"),
         ),
     ),
-    EditCase("go", "store.go", (("strings.Index(s, sub) != -1", "strings.Contains(s, sub)"),)),
-    EditCase("rust", "src/lib.rs", (("    return a + b;", "    a + b"),)),
+    EditCase(
+        "go",
+        "store.go",
+        (
+            ("strings.Index(s, sub) != -1", "strings.Contains(s, sub)"),
+            ("func Has(s, sub string) bool {", 'func Has(s, sub string) bool {\n\tvar spare int = "no"'),
+        ),
+    ),
+    # rust-analyzer's own checks of a text it already had are not published again when the document is reopened,
+    # so the by-hand side (write, then `diagnostics`) may miss them: this case changes what clippy sees only.
+    EditCase("rust", "src/lib.rs", (("    return a + b;", "    a + b"),), visible=False),
 ]
 
 
@@ -67,12 +77,6 @@ def proposed(text: str, case: EditCase) -> str:
 
 def stamp(path: Path) -> tuple[bytes, int]:
     return path.read_bytes(), path.stat().st_mtime_ns
-
-
-def key(issue: dict[str, Any], lines: list[str]) -> tuple[str, str | None, str, str]:
-    line = issue.get("line")
-    text = lines[line - 1].strip() if line and line <= len(lines) else ""
-    return (issue["source"], issue.get("rule"), issue["message"], text)
 
 
 def run_issues(found: dict[str, Any], ran: set[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -125,18 +129,20 @@ async def test_check_edit_is_write_check_restore_without_writing(
         if run["state"] == "not_run":
             assert run["stateReason"].startswith("reads files only"), run
 
-    old_lines, new_lines = disk.splitlines(), text.splitlines()
-    waiting = Counter(key(i, old_lines) for i in run_issues(base, ran))
-    new = []
-    for issue in run_issues(after, ran):
-        k = key(issue, new_lines)
-        if waiting[k]:
-            waiting[k] -= 1
-        else:
-            new.append(k)
-    assert sorted(key(i, new_lines) for i in checked["new"]) == sorted(new)
-    assert checked["counts"] == {"new": len(new), "fixed": sum(waiting.values()), "unchanged": checked["unchanged"]}
-    assert checked["counts"]["unchanged"] == len(run_issues(after, ran)) - len(new)
+    # The same findings as by hand, however the delta pairs them: what it calls new is among the findings of the
+    # written text, what it calls fixed among those of the file before, and the rest is one and the same on both.
+    def what(issues: list[dict[str, Any]]) -> Counter[tuple[str, str | None, str]]:
+        return Counter((i["source"], i.get("rule"), i["message"]) for i in issues)
+
+    written, was = what(run_issues(after, ran)), what(run_issues(base, ran))
+    new, fixed = what(checked["new"]), what(checked["fixed"])
+    assert new <= written
+    assert fixed <= was
+    assert written - new == was - fixed
+    assert checked["counts"] == {"new": new.total(), "fixed": fixed.total(), "unchanged": checked["unchanged"]}
+    assert checked["unchanged"] == written.total() - new.total()
+    if case.visible:
+        assert checked["new"] or checked["fixed"], "the case adds or fixes a finding"
     assert {k: v for k, v in checked.items() if k != "runs"} == {k: v for k, v in by_edits.items() if k != "runs"}
 
     head = summary.splitlines()[0]

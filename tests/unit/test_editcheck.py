@@ -97,9 +97,16 @@ def test_the_delta_counts_a_multiset() -> None:
     assert (added, [(i.rule) for i in fixed], unchanged) == ([], ["E711"], 1)
 
 
-def test_same_rule_on_a_changed_line_is_new_and_fixed() -> None:
+def test_a_finding_on_a_line_the_edit_rewrote_is_unchanged() -> None:
+    # An edit elsewhere on a finding's line (another argument of the same call) leaves that finding as it was.
     added, fixed, unchanged = delta([issue(1, "E501")], "a = 1\n", [issue(1, "E501")], "a = 2\n")
-    assert (len(added), len(fixed), unchanged) == (1, 1, 0)
+    assert (added, fixed, unchanged) == ([], [], 1)
+
+
+def test_the_same_rule_gone_from_one_line_and_on_another_rewritten_line_is_new_and_fixed() -> None:
+    before, after = "x = 1\ny = 2\n", "x = 1\ny = 3\n"
+    added, fixed, unchanged = delta([issue(1, "E501")], before, [issue(2, "E501")], after)
+    assert ([i.line for i in added], [i.line for i in fixed], unchanged) == ([2], [1], 0)
 
 
 # -- states -----------------------------------------------------------------------------------------------------------

@@ -198,7 +198,11 @@ async def test_the_publish_for_the_proposed_version_answers_and_earlier_ones_are
     for _ in range(3):  # the child asked for, then the text sent
         await asyncio.sleep(0)
     assert waiters.busy(URI)
-    assert child.sent[0][0] == types.TEXT_DOCUMENT_DID_CHANGE
+    # Closed, then opened afresh at a version far above the front's (never a didChange: see overlay.py).
+    assert [(m, getattr(p.text_document, "version", None)) for m, p in child.sent] == [
+        (types.TEXT_DOCUMENT_DID_CLOSE, None),
+        (types.TEXT_DOCUMENT_DID_OPEN, 4 + VERSION_STEP),
+    ]
     stale = {"uri": URI, "version": 4, "diagnostics": [{"message": "old", "range": _range(0, 0, 1)}]}
     assert waiters.take(child, stale)
     edited_meanwhile = {**stale, "version": 5}  # the editor's next version, sent during the check
@@ -216,7 +220,7 @@ async def test_the_publish_for_the_proposed_version_answers_and_earlier_ones_are
     assert not waiters.busy(URI)
     assert not waiters.take(child, stale)  # after the overlay, publishes flow to the front again
     # The child got the real document back: closed and reopened as the front has it.
-    assert [m for m, _ in child.sent[1:]] == [types.TEXT_DOCUMENT_DID_CLOSE, types.TEXT_DOCUMENT_DID_OPEN]
+    assert [m for m, _ in child.sent[2:]] == [types.TEXT_DOCUMENT_DID_CLOSE, types.TEXT_DOCUMENT_DID_OPEN]
 
 
 async def test_a_document_the_child_did_not_have_is_opened_then_closed_and_silence_times_out() -> None:
@@ -237,14 +241,14 @@ async def _answered(child: Any, waiters: Waiters, text: str, publish: dict[str, 
     return await task
 
 
-async def test_the_text_the_child_has_is_sent_again_as_a_reopened_document() -> None:
+async def test_the_text_the_child_has_is_sent_again_as_a_reopened_document_too() -> None:
     child: Any = FakeChild()
     found = await _answered(child, Waiters(), "package a\n", {"diagnostics": []})  # the snapshot's own text
     assert found.state == "complete"
     sent = [(m, getattr(p.text_document, "version", None)) for m, p in child.sent]
     assert sent == [
         (types.TEXT_DOCUMENT_DID_CLOSE, None),
-        (types.TEXT_DOCUMENT_DID_OPEN, 4 + VERSION_STEP),  # not a didChange: pyright would publish nothing
+        (types.TEXT_DOCUMENT_DID_OPEN, 4 + VERSION_STEP),
         (types.TEXT_DOCUMENT_DID_CLOSE, None),
         (types.TEXT_DOCUMENT_DID_OPEN, 4),
     ]

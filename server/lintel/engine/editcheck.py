@@ -4,6 +4,7 @@ delta against the file on disk; and the diagnostics of a document open in the ed
 from __future__ import annotations
 
 import asyncio
+import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,16 +110,27 @@ def _lines(text: str) -> list[str]:
     return [text[start:end] for start, end in line_spans(text)]
 
 
+def _edited_blocks(old_lines: Sequence[str], new_lines: Sequence[str]) -> list[tuple[range, range]]:
+    """The blocks of lines the edit replaced: (old line numbers, new line numbers), 1-based."""
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    return [
+        (range(i1 + 1, i2 + 1), range(j1 + 1, j2 + 1))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag == "replace"
+    ]
+
+
 def delta(
     before: Sequence[Issue], before_text: str, after: Sequence[Issue], after_text: str
 ) -> tuple[list[Issue], list[Issue], int]:
     """(new, fixed, unchanged): the findings matched as a multiset by (source, rule, message, line text), so one
-    that only moved to another line is unchanged."""
+    that only moved to another line is unchanged; then, of those left, one on a line the edit rewrote matched by
+    (source, rule, message) to one on the lines that line replaced (an edit elsewhere on a finding's line)."""
     old_lines, new_lines = _lines(before_text), _lines(after_text)
     waiting: dict[tuple[str, str | None, str, str], list[Issue]] = {}
     for issue in before:
         waiting.setdefault(_key(issue, old_lines), []).append(issue)
-    new: list[Issue] = []
+    left: list[Issue] = []
     unchanged = 0
     for issue in after:
         matched = waiting.get(_key(issue, new_lines))
@@ -126,8 +138,26 @@ def delta(
             matched.pop(0)
             unchanged += 1
         else:
+            left.append(issue)
+    fixed = [issue for rest in waiting.values() for issue in rest]
+    new: list[Issue] = []
+    blocks = _edited_blocks(old_lines, new_lines)
+    for issue in left:
+        same = next(
+            (
+                old
+                for olds, news in blocks
+                if issue.line in news
+                for old in fixed
+                if old.line in olds and (old.source, old.rule, old.message) == (issue.source, issue.rule, issue.message)
+            ),
+            None,
+        )
+        if same is None:
             new.append(issue)
-    fixed = [issue for left in waiting.values() for issue in left]
+        else:
+            fixed.remove(same)
+            unchanged += 1
     return new, fixed, unchanged
 
 

@@ -144,26 +144,19 @@ async def server_findings(
     if waiters.busy(uri):
         return ServerFindings(child.name, "not_run", "another check of this file is in flight", [], child.encoding)
     with waiters.hold(uri, child) as overlay:
-        if was_open and snapshot is not None and snapshot.text == text:
-            # The text it has: a server may publish nothing for it again (pyright), reopened it checks it afresh.
+        # Sent as a document opened afresh, never as a change: a server may publish nothing for a text whose
+        # diagnostics did not change (pyright for the same text, rust-analyzer for an unchanged set), and a
+        # closed-and-reopened document is always checked and published.
+        if was_open and snapshot is not None:
             overlay.version = snapshot.version + VERSION_STEP
+            language = snapshot.language_id
             closed = types.TextDocumentIdentifier(uri=uri)
             child.notify(types.TEXT_DOCUMENT_DID_CLOSE, types.DidCloseTextDocumentParams(text_document=closed))
-            item = types.TextDocumentItem(uri=uri, language_id=snapshot.language_id, version=overlay.version, text=text)
-            child.notify(types.TEXT_DOCUMENT_DID_OPEN, types.DidOpenTextDocumentParams(text_document=item))
-        elif was_open and snapshot is not None:
-            overlay.version = snapshot.version + VERSION_STEP
-            change = types.TextDocumentContentChangeWholeDocument(text=text)
-            identifier = types.VersionedTextDocumentIdentifier(uri=uri, version=overlay.version)
-            child.notify(
-                types.TEXT_DOCUMENT_DID_CHANGE,
-                types.DidChangeTextDocumentParams(text_document=identifier, content_changes=[change]),
-            )
         else:
             overlay.version = 1
-            language = snapshot.language_id if snapshot is not None else language_id
-            item = types.TextDocumentItem(uri=uri, language_id=language, version=overlay.version, text=text)
-            child.notify(types.TEXT_DOCUMENT_DID_OPEN, types.DidOpenTextDocumentParams(text_document=item))
+            language = language_id
+        item = types.TextDocumentItem(uri=uri, language_id=language, version=overlay.version, text=text)
+        child.notify(types.TEXT_DOCUMENT_DID_OPEN, types.DidOpenTextDocumentParams(text_document=item))
         try:
             done = await _settled(overlay, max(deadline - time.monotonic(), 0.1), quiet)
         finally:
