@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol, get_args
 from lintel.core.fsstat import is_file
 from lintel.core.positions import Unit
 from lintel.core.results import RunResult
+from lintel.core.testitems import FoundTest
 from lintel.languages.coverage.model import CoverageIndex
 from lintel.languages.parsers.base import ParserFamily
 
@@ -309,16 +310,22 @@ class Selection:
 
 
 Selector = Callable[[Project, Sequence[TestRef], ToolSpec, Path], Selection]
+# The tests declared in each of `files` (resolved, inside the project; `texts` holds an editor's unsaved text by
+# file), in source order, each file's record first. Static: reads sources, runs nothing, and a file it cannot read
+# or parse has no tests rather than an error.
+Discoverer = Callable[[Project, Sequence[Path], Mapping[Path, str]], list[FoundTest]]
 # runTests {path}: the tests in a file or under a folder (resolved, inside the project), None when it holds none.
 PathSelector = Callable[[Project, Path, ToolSpec, Path], "Selection | None"]
 
 
 @dataclass(frozen=True)
 class TestSelection:
-    """How a language runs a subset of its tests: the given test identities, or the tests under a path."""
+    """How a language runs a subset of its tests: the given test identities, or the tests under a path; and how it
+    finds the tests its sources declare without running them (`discover`, None where it cannot)."""
 
     select: Selector
     select_path: PathSelector
+    discover: Discoverer | None = None
 
 
 class CoverageHost(Protocol):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lintel.core.errors import BadArgument
 from lintel.languages.base import SKIPPED_DIRS, Project
+from lintel.languages.base import Discoverer as Discoverer
 
 # Declared beside LanguageSpec, which holds a TestSelection; named here too, where the runners look for them.
 from lintel.languages.base import Expected as Expected
