@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec
 from lintel.languages.coverage.base import CoverageSupport
 from lintel.languages.parsers.base import Parser, ParserFamily
-from lintel.languages.rust import testselect, tools
+from lintel.languages.rust import testfind, testselect, tools
 from lintel.languages.testselect.base import TestSelection
 
 
@@ -47,7 +47,7 @@ LANGUAGE = LanguageSpec(
     parsers=ParserFamily(("clippy", "cargo-check", "cargo-test", "rustfmt"), _parsers),
     # rustc counts columns in characters, lintel's default unit; clippy's lints and rustc's are allowed on the item.
     sources=dict.fromkeys(("clippy", "rustc"), IssueSource(suppression="rust-allow")),
-    tests=TestSelection(testselect.select, testselect.select_path),
+    tests=TestSelection(testselect.select, testselect.select_path, testfind.discover),
     coverage=CoverageSupport(
         None,
         unsupported="cargo llvm-cov needs rustup's llvm-tools component and tarpaulin a long source build; "
