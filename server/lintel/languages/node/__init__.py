@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec
 from lintel.languages.coverage.base import CoverageSupport
-from lintel.languages.node import coverage, intent, scripts, testselect, tools
+from lintel.languages.node import coverage, intent, scripts, testfind, testselect, tools
 from lintel.languages.parsers.base import Parser, ParserFamily
 from lintel.languages.testselect.base import TestSelection
 
@@ -77,7 +77,7 @@ LANGUAGE = LanguageSpec(
         "tsc": IssueSource("utf-16", "ts-expect-error"),
         **dict.fromkeys(("prettier", "node --test", "jest", "vitest"), IssueSource("utf-16")),
     },
-    tests=TestSelection(testselect.select, testselect.select_path),
+    tests=TestSelection(testselect.select, testselect.select_path, testfind.discover),
     coverage=CoverageSupport(coverage.measure, coverage.refine),
     script_command=scripts.script_command,
 )

@@ -1,21 +1,233 @@
 """Test names in JavaScript and TypeScript test files, read from the source: the `describe`/`it`/`test` calls
-whose first argument is a string literal, with the lines their callbacks span. Enough to turn `file:line`
-into a test's name (its suites' titles, then its own) and to check that a name exists; titles built at run
-time (`test.each`, template literals with `${}`) are not found.
+(and `suite`, `context`, `specify`, jest's `fit`/`xit`/`xtest`/`fdescribe`/`xdescribe`, with `.only`/`.skip`/
+`.todo`/`.concurrent`…) whose title is a literal — a string or a template without `${}` — with the spans of their
+calls. A tokenizer skips strings, template literals, comments and regular expressions, so none of those can open
+or close a call. Enough to turn `file:line` into a test's name, to check that a name exists (runTests) and to list
+a file's tests (lintel.discoverTests, `testfind`).
+
+Not found: `.each`/`.for` tables and `.skipIf(…)`/`.runIf(…)`, titles computed at run time (`${}`, concatenation,
+variables), subtests through a context (`t.test(…)`), tests a helper function declares; a `/` after `)` is read
+as a division (a regular expression there is rare).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-_CALL = re.compile(
-    r"\b(?P<kind>describe|suite|context|it|test|specify)(?:\.(?:only|skip|todo|concurrent|sequential))*\s*\(\s*"
-    r"(?P<quote>['\"`])(?P<title>(?:\\.|(?!(?P=quote)).)*?)(?P=quote)"
+SUITES = frozenset({"describe", "suite", "context", "fdescribe", "xdescribe", "xcontext"})
+TESTS = frozenset({"it", "test", "specify", "fit", "xit", "xtest", "xspecify"})
+_MODIFIERS = frozenset({"only", "skip", "todo", "concurrent", "sequential", "fails", "failing", "shuffle"})
+SOURCES = frozenset({".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx"})
+# After these a `/` starts a regular expression, not a division.
+_BEFORE_REGEX = frozenset("(,=:[!&|?{};+-*%<>~^")
+_KEYWORDS_BEFORE_EXPRESSION = frozenset(
+    {
+        "return",
+        "typeof",
+        "instanceof",
+        "in",
+        "of",
+        "new",
+        "delete",
+        "void",
+        "throw",
+        "case",
+        "do",
+        "else",
+        "yield",
+        "await",
+    }
 )
-_SUITES = frozenset({"describe", "suite", "context"})
+_NAME = re.compile(r"[\w$\u0080-\U0010ffff]+")
+_SPACE = re.compile(r"\s+")
+_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[\s\S])")
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+
+
+@dataclass(frozen=True)
+class Tok:
+    kind: str  # "name", "str" (a literal title: `value` set), "dyn" (a template with `${}`), "punct"
+    text: str
+    start: int
+    end: int
+    value: str | None = None
+
+
+def tokenize(text: str) -> list[Tok]:
+    out: list[Tok] = []
+    _lex(text, 0, out, nested=False)
+    return out
+
+
+def _lex(text: str, index: int, out: list[Tok], *, nested: bool) -> int:
+    """Tokens from `index`; with `nested` (a template's `${…}`), up to and past the `}` that closes it."""
+    depth = 0
+    size = len(text)
+    while index < size:
+        char = text[index]
+        if char.isspace():
+            index = _SPACE.match(text, index).end()  # type: ignore[union-attr]  # a space matches
+        elif text.startswith("//", index):
+            end = text.find("\n", index)
+            index = size if end < 0 else end
+        elif text.startswith("/*", index):
+            end = text.find("*/", index + 2)
+            index = size if end < 0 else end + 2
+        elif char in "'\"":
+            index = _quoted(text, index, out)
+        elif char == "`":
+            index = _template(text, index, out)
+        elif char == "/" and _regex_may_start(out):
+            index = _regex(text, index, out)
+        elif (name := _NAME.match(text, index)) is not None:
+            out.append(Tok("name", name.group(), index, name.end()))
+            index = name.end()
+        else:
+            if nested and char == "}" and depth == 0:
+                return index + 1
+            depth += 1 if char == "{" else -1 if char == "}" else 0
+            out.append(Tok("punct", char, index, index + 1))
+            index += 1
+    return size
+
+
+def _regex_may_start(out: list[Tok]) -> bool:
+    if not out:
+        return True
+    last = out[-1]
+    if last.kind == "punct":
+        return last.text in _BEFORE_REGEX
+    return last.kind == "name" and last.text in _KEYWORDS_BEFORE_EXPRESSION
+
+
+def _quoted(text: str, start: int, out: list[Tok]) -> int:
+    """A '…' or "…" string (it cannot span lines: an unclosed one ends at the line's end)."""
+    quote = text[start]
+    index = start + 1
+    while index < len(text) and text[index] not in (quote, "\n"):
+        index += 2 if text[index] == "\\" else 1
+    end = min(index + 1, len(text))
+    out.append(Tok("str", text[start:end], start, end, _unescape(text[start + 1 : index])))
+    return end
+
+
+def _template(text: str, start: int, out: list[Tok]) -> int:
+    index = start + 1
+    dynamic = False
+    while index < len(text) and text[index] != "`":
+        if text[index] == "\\":
+            index += 2
+        elif text.startswith("${", index):
+            dynamic = True
+            index = _lex(text, index + 2, [], nested=True)
+        else:
+            index += 1
+    end = min(index + 1, len(text))
+    value = None if dynamic else _unescape(text[start + 1 : index])
+    out.append(Tok("dyn" if dynamic else "str", text[start:end], start, end, value))
+    return end
+
+
+def _regex(text: str, start: int, out: list[Tok]) -> int:
+    """A regular expression literal, its classes (`[/]`) and flags included; a `/` whose line ends first is a
+    division after all."""
+    index = start + 1
+    in_class = False
+    while index < len(text) and text[index] != "\n":
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "/" and not in_class:
+            flags = _NAME.match(text, index + 1)
+            end = flags.end() if flags else index + 1
+            out.append(Tok("regex", text[start:end], start, end))
+            return end
+        index += 1
+    out.append(Tok("punct", "/", start, start + 1))
+    return start + 1
+
+
+def _unescape(body: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code.startswith("u{"):
+            return chr(int(code[2:-1], 16))
+        if code[0] in "ux" and len(code) > 1:
+            return chr(int(code[1:], 16))
+        if code in ("\n", "\r\n", "\r", "\u2028", "\u2029"):
+            return ""  # a line continuation
+        return _SIMPLE_ESCAPES.get(code, code)
+
+    return _ESCAPE.sub(one, body)
+
+
+@dataclass(frozen=True)
+class JsCall:
+    """A titled suite or test: its titles (suites first), offsets of its call (callee through `)`)."""
+
+    path: tuple[str, ...]
+    suite: bool
+    start: int
+    end: int
+
+
+def scan_text(text: str) -> list[JsCall]:
+    """Every suite and test with a literal title, in source order (a suite before what is inside it)."""
+    toks = tokenize(text)
+    closing = _closing_brackets(toks)
+    found: list[JsCall] = []
+    around: list[JsCall] = []  # the calls whose parentheses are still open
+    for index, tok in enumerate(toks):
+        if tok.kind != "name" or (tok.text not in SUITES and tok.text not in TESTS):
+            continue
+        call = _titled_call(toks, index, closing)
+        if call is None:
+            continue
+        title, end = call
+        while around and around[-1].end <= tok.start:
+            around.pop()
+        parents = around[-1].path if around else ()
+        found.append(JsCall((*parents, title), tok.text in SUITES, tok.start, end))
+        around.append(found[-1])
+    return found
+
+
+def _titled_call(toks: Sequence[Tok], index: int, closing: Mapping[int, int]) -> tuple[str, int] | None:
+    """(title, end offset) when the name at `index` calls a runner with a literal title."""
+    if index > 0 and toks[index - 1].text in (".", "function"):
+        return None
+    position = index + 1
+    while position + 1 < len(toks) and toks[position].text == "." and toks[position + 1].text in _MODIFIERS:
+        position += 2
+    if position + 2 >= len(toks) or toks[position].text != "(":
+        return None
+    title = toks[position + 1]
+    if title.kind != "str" or title.value is None or toks[position + 2].text not in (",", ")"):
+        return None
+    end = closing.get(position)
+    return (title.value, toks[end].end) if end is not None else None
+
+
+def _closing_brackets(toks: Sequence[Tok]) -> dict[int, int]:
+    """The index of the token closing each `(`, `[` or `{`."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for index, tok in enumerate(toks):
+        if tok.kind != "punct":
+            continue
+        if tok.text in "([{":
+            stack.append(index)
+        elif tok.text in ")]}" and stack:
+            pairs[stack.pop()] = index
+    return pairs
 
 
 @dataclass(frozen=True)
@@ -32,62 +244,11 @@ def scan(file: Path) -> list[JsTest]:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return []
-    calls = list(_calls(text))
     out: list[JsTest] = []
-    for kind, title, first, last in calls:
-        parents = [
-            t for k, t, f, la in calls if k in _SUITES and f <= first and last <= la and (f, la) != (first, last)
-        ]
-        out.append(JsTest((*parents, title), kind in _SUITES, first, last))
+    for call in scan_text(text):
+        first = text.count("\n", 0, call.start) + 1
+        out.append(JsTest(call.path, call.suite, first, first + text.count("\n", call.start, call.end)))
     return out
-
-
-def _calls(text: str) -> Iterator[tuple[str, str, int, int]]:
-    """(kind, title, first line, last line) of each call; the call ends where its parenthesis closes."""
-    for match in _CALL.finditer(text):
-        title = match.group("title")
-        if match.group("quote") == "`" and "${" in title:
-            continue
-        start = match.start()
-        end = _closing(text, text.index("(", start))
-        first = text.count("\n", 0, start) + 1
-        yield match.group("kind"), _unescape(title), first, text.count("\n", 0, end) + 1
-
-
-def _closing(text: str, opening: int) -> int:
-    """The index of the parenthesis that closes the one at `opening`, skipping strings and comments."""
-    depth = 0
-    index = opening
-    while index < len(text):
-        char = text[index]
-        if char in "'\"`":
-            index = _string_end(text, index)
-        elif text.startswith("//", index):
-            index = text.find("\n", index)
-            index = len(text) if index < 0 else index
-        elif text.startswith("/*", index):
-            index = text.find("*/", index)
-            index = len(text) if index < 0 else index + 1
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return index
-        index += 1
-    return len(text) - 1
-
-
-def _string_end(text: str, start: int) -> int:
-    quote = text[start]
-    index = start + 1
-    while index < len(text) and text[index] != quote:
-        index += 2 if text[index] == "\\" else 1
-    return index
-
-
-def _unescape(title: str) -> str:
-    return re.sub(r"\\(.)", r"\1", title)
 
 
 def at_line(file: Path, line: int) -> JsTest | None:

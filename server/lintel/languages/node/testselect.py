@@ -140,7 +140,8 @@ def _filter(ref: TestRef, project: Project) -> _Filter:
     if ref.recorded:
         return _Filter(path, suite=False)
     candidates = [ref.file] if ref.file is not None else _test_files(project)
-    declared = [t for file in candidates for t in jsnames.scan(file) if t.path == path]
+    # mocha names a test's suites as one space-joined title (`outer inner > test`): the full names match.
+    declared = [t for file in candidates for t in jsnames.scan(file) if " ".join(t.path) == " ".join(path)]
     if not declared:
         where = relative(project, ref.file) if ref.file is not None else "the project's test files"
         raise no_test(ref, project, f"no test or suite titled that in {where} (names are `suite > test`)")

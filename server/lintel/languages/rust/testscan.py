@@ -130,7 +130,9 @@ def scan_file(crate: str, target: Target, file: Path, base: tuple[str, ...], tex
         except (OSError, UnicodeDecodeError):
             return []
     return [
-        RustTest(crate, target, found.name, file, found.span[0], found.span[2], found.modules, found.columns, found.suites)
+        RustTest(
+            crate, target, found.name, file, found.span[0], found.span[2], found.modules, found.columns, found.suites
+        )
         for found in scan_text(text, base)
     ]
 
