@@ -4,6 +4,7 @@ files (as testselect finds them), with the ids a run's failures carry.
 Ids are the titles joined by ` > ` (jest's and vitest's JSON, node's TAP, mocha's spec reporter); under mocha,
 whose JSON report gives a test's suites as one space-joined title, the suites' titles are joined by spaces
 (`outer inner > test`). Tests `jsnames` cannot read are left out: `.each` tables, titles computed at run time.
+A project whose `test` script calls no runner lintel can narrow (`pnpm -r test`) lists none.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def discover(project: Project, files: Sequence[Path], texts: Mapping[Path, str])
     try:
         mocha = test_runner(project).kind == "mocha"
     except BadArgument:
-        mocha = False
+        return []  # no runner lintel can narrow to a test: nothing it lists could be run by its id
     found: list[FoundTest] = []
     for file in files:
         if file.suffix in SOURCES and is_test_file(project, file):
