@@ -150,3 +150,36 @@ def test_node_fixture_ids(tmp_path: Path) -> None:
         ("test", "clamp > keeps values below the upper bound", "clamp"),
         ("test", "clamp > keeps values above the lower bound", "clamp"),
     ]
+
+
+def test_what_a_computed_title_or_a_table_holds_is_left_out() -> None:
+    text = """describe("kept", () => {
+  for (const mode of ["a", "b"]) {
+    describe(`in ${mode}`, () => {
+      test("unknown parent", () => {});
+    });
+  }
+  describe.each([1, 2])("case %i", (n) => {
+    it("inside a table", () => {});
+  });
+  describe.each`
+    a
+    ${1}
+  `("tagged $a", () => { it("inside a tagged table", () => {}); });
+  test.skipIf(process.env.CI)("conditional", () => {});
+  it("after them", () => {});
+});
+"""
+    assert [c.path for c in scan_text(text)] == [("kept",), ("kept", "after them")]
+
+
+def test_a_projects_own_name_for_a_suite_is_a_suite() -> None:
+    text = """const describeOrSkipOnWindows = win ? describe.skip : describe;
+describeOrSkipOnWindows("not on windows", () => {
+  test("spawns", () => {});
+});
+maybeDescribe("maybe", () => {});
+describer("no", () => {});
+"""
+    calls = [(c.path, c.suite) for c in scan_text(text)]
+    assert calls == [(("not on windows",), True), (("not on windows", "spawns"), False), (("maybe",), True)]

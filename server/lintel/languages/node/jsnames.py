@@ -20,6 +20,9 @@ from pathlib import Path
 SUITES = frozenset({"describe", "suite", "context", "fdescribe", "xdescribe", "xcontext"})
 TESTS = frozenset({"it", "test", "specify", "fit", "xit", "xtest", "xspecify"})
 _MODIFIERS = frozenset({"only", "skip", "todo", "concurrent", "sequential", "fails", "failing", "shuffle"})
+# A project's own name for a conditional suite (`describeOrSkipOnWindows = win ? describe.skip : describe`).
+_SUITE_ALIAS = re.compile(r"^(?:describe[A-Z_]\w*|[a-z]\w*Describe(?:[A-Z_]\w*)?)$")
+_TABLES = frozenset({"each", "for", "skipIf", "runIf"})  # a call that returns the runner function
 SOURCES = frozenset({".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx"})
 # After these a `/` starts a regular expression, not a division.
 _BEFORE_REGEX = frozenset("(,=:[!&|?{};+-*%<>~^")
@@ -180,40 +183,63 @@ class JsCall:
 
 
 def scan_text(text: str) -> list[JsCall]:
-    """Every suite and test with a literal title, in source order (a suite before what is inside it)."""
+    """Every suite and test with a literal title, in source order (a suite before what is inside it). What a call
+    with a title computed at run time (or an `.each` table) holds is left out too: its names are not known."""
     toks = tokenize(text)
     closing = _closing_brackets(toks)
     found: list[JsCall] = []
     around: list[JsCall] = []  # the calls whose parentheses are still open
+    opaque = -1  # the end offset of the last call whose titles are unknown
     for index, tok in enumerate(toks):
-        if tok.kind != "name" or (tok.text not in SUITES and tok.text not in TESTS):
+        suite = tok.kind == "name" and (tok.text in SUITES or _SUITE_ALIAS.match(tok.text) is not None)
+        if tok.kind != "name" or (not suite and tok.text not in TESTS) or tok.start < opaque:
             continue
         call = _titled_call(toks, index, closing)
         if call is None:
             continue
         title, end = call
+        if title is None:
+            opaque = end
+            continue
         while around and around[-1].end <= tok.start:
             around.pop()
         parents = around[-1].path if around else ()
-        found.append(JsCall((*parents, title), tok.text in SUITES, tok.start, end))
+        found.append(JsCall((*parents, title), suite, tok.start, end))
         around.append(found[-1])
     return found
 
 
-def _titled_call(toks: Sequence[Tok], index: int, closing: Mapping[int, int]) -> tuple[str, int] | None:
-    """(title, end offset) when the name at `index` calls a runner with a literal title."""
+def _titled_call(toks: Sequence[Tok], index: int, closing: Mapping[int, int]) -> tuple[str | None, int] | None:
+    """(title, end offset) when the name at `index` calls a runner: the title None when it is not a literal
+    (or the call is a table's, `.each(…)(…)`); None when this is no such call."""
     if index > 0 and toks[index - 1].text in (".", "function"):
         return None
     position = index + 1
     while position + 1 < len(toks) and toks[position].text == "." and toks[position + 1].text in _MODIFIERS:
         position += 2
+    if position + 1 < len(toks) and toks[position].text == "." and toks[position + 1].text in _TABLES:
+        return _table_call(toks, position + 2, closing)
     if position + 2 >= len(toks) or toks[position].text != "(":
         return None
-    title = toks[position + 1]
-    if title.kind != "str" or title.value is None or toks[position + 2].text not in (",", ")"):
-        return None
     end = closing.get(position)
-    return (title.value, toks[end].end) if end is not None else None
+    if end is None:
+        return None
+    title = toks[position + 1]
+    literal = title.kind == "str" and title.value is not None and toks[position + 2].text in (",", ")")
+    return (title.value if literal else None, toks[end].end)
+
+
+def _table_call(toks: Sequence[Tok], position: int, closing: Mapping[int, int]) -> tuple[None, int] | None:
+    """`.each(table)(title, fn)` or `.each`table`(title, fn)`: the end of the second call, its titles unknown."""
+    if position < len(toks) and toks[position].kind in ("str", "dyn"):
+        position += 1  # a tagged template table
+    elif position < len(toks) and toks[position].text == "(" and position in closing:
+        position = closing[position] + 1
+    else:
+        return None
+    if position < len(toks) and toks[position].text == "(" and position in closing:
+        return None, toks[closing[position]].end
+    return None
 
 
 def _closing_brackets(toks: Sequence[Tok]) -> dict[int, int]:
