@@ -103,8 +103,13 @@ def test_python_fixture_ids_are_pytests_own(tmp_path: Path) -> None:
 def test_parametrised_cases_come_from_the_collection(tmp_path: Path) -> None:
     root = copy_workspace("python", tmp_path / "python")
     (root / "tests" / "test_cases.py").write_text(textwrap.dedent(PARAMETRISED).lstrip(), encoding="utf-8")
+    # A class imported from another test module is collected here too, as are the tests a subclass inherits.
+    reuse = "from test_cases import TestGroup\n\n\nclass TestMore(TestGroup):\n"
+    reuse += "    def test_extra(self):\n        pass\n"
+    (root / "tests" / "test_reuse.py").write_text(reuse, encoding="utf-8")
     by_pytest = collected(root)
     assert "tests/test_cases.py::TestGroup::test_q[first]" in by_pytest
+    assert "tests/test_reuse.py::TestMore::test_q[second]" in by_pytest
 
     static = found(root)
     assert test_ids(static) == {node_id.split("[", 1)[0] for node_id in by_pytest}
