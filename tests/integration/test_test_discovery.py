@@ -133,6 +133,27 @@ def test_a_python_failure_is_named_as_its_discovered_test(tmp_path: Path) -> Non
     assert {f.name for f in result.failures} <= test_ids(found(root))
 
 
+@pytest.mark.tool("pytest")
+def test_a_nested_projects_failures_are_named_from_its_root(tmp_path: Path) -> None:
+    """A project below the workspace root: pytest's node ids (and the discovered ids) start at the project's root,
+    even where the workspace's own project has a file of the same relative name."""
+    root = tmp_path / "ws"
+    for folder, body in (
+        (root, "def test_fine():\n    pass\n"),
+        (root / "pkg", "def test_bad():\n    assert 1 == 2\n"),
+    ):
+        (folder / "tests").mkdir(parents=True)
+        (folder / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
+        (folder / "tests" / "test_x.py").write_text(body, encoding="utf-8")
+    nested = next(p for p in discover(root, LANGUAGES).projects if p.root.name == "pkg")
+    result = asyncio.run(run_tests(nested, None, workspace=root, config=LintelConfig()))
+    assert [(f.name, f.file) for f in result.failures] == [("tests/test_x.py::test_bad", "pkg/tests/test_x.py")]
+    ids = test_ids(asyncio.run(discover_tests(root, [nested], path=None, trusted=False, config=LintelConfig())))
+    assert ids == {"tests/test_x.py::test_bad"}
+    rerun = asyncio.run(run_tests(nested, ["tests/test_x.py::test_bad"], workspace=root, config=LintelConfig()))
+    assert [f.name for f in rerun.failures] == ["tests/test_x.py::test_bad"]
+
+
 # -- go --------------------------------------------------------------------------------------------------------
 
 
