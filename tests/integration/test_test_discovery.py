@@ -22,8 +22,8 @@ from tests.helpers import copy_workspace, run_tool
 PYTEST = ["pytest", "--collect-only", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
 
 
-def found(root: Path, *, trusted: bool = False) -> list[FoundTest]:
-    projects = discover(root, LANGUAGES).projects
+def found(root: Path, *, trusted: bool = False, language: str | None = None) -> list[FoundTest]:
+    projects = [p for p in discover(root, LANGUAGES).projects if language in (None, p.language)]
     return asyncio.run(
         discover_tests(root, projects, path=None, trusted=trusted, config=LintelConfig(), index=TestIndex())
     )
@@ -175,13 +175,20 @@ def go_listed(module: Path) -> set[str]:
 
 @pytest.mark.tool("go")
 @pytest.mark.parametrize(
-    ("workspace", "modules"), [("go", ["."]), ("go-many", ["."]), ("mono-gowork", ["api", "worker"])]
+    ("workspace", "modules"),
+    [
+        ("go", ["."]),
+        ("go-many", ["."]),
+        ("mono-gowork", ["api", "worker"]),
+        ("mono-services", ["api"]),
+        ("polyglot", ["."]),
+    ],
 )
 def test_go_fixture_ids_are_go_tests_own(tmp_path: Path, workspace: str, modules: list[str]) -> None:
     root = copy_workspace(workspace, tmp_path / workspace)
     expected = set().union(*(go_listed(root / module) for module in modules))
     assert expected
-    assert test_ids(found(root)) == expected
+    assert test_ids(found(root, language="go")) == expected
 
 
 SUBTESTS = """
