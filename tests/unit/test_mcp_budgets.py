@@ -97,7 +97,7 @@ def reports(tmp_path: Path) -> dict[str, list[CommandReport]]:
             for n in range(AGENT_MAX_TESTS + 5)
         ),
     ]
-    listed = [TestList([FolderTests(root, [ProjectTests(project, found)])]), TestList([])]
+    listed: list[CommandReport] = [TestList([FolderTests(root, [ProjectTests(project, found)])]), TestList([])]
     runs: list[CommandReport] = [
         Ran(run(issues=many(60))),
         Ran(run(status="clean")),
