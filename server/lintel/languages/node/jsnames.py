@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 SUITES = frozenset({"describe", "suite", "context", "fdescribe", "xdescribe", "xcontext"})
 TESTS = frozenset({"it", "test", "specify", "fit", "xit", "xtest", "xspecify"})
@@ -45,14 +46,17 @@ _KEYWORDS_BEFORE_EXPRESSION = frozenset(
     }
 )
 _NAME = re.compile(r"[\w$\u0080-\U0010ffff]+")
-_SPACE = re.compile(r"\s+")
+# Spaces and comments, then the next token: its kind is the group that matched.
+_NEXT = re.compile(
+    r"(?:\s+|//[^\n]*|/\*[\s\S]*?(?:\*/|\Z))*"
+    r"(?:(?P<name>[\w$\u0080-\U0010ffff]+)|(?P<quote>['\"])|(?P<tick>`)|(?P<slash>/)|(?P<punct>[\s\S])|\Z)"
+)
 _ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[\s\S])")
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
 
 
-@dataclass(frozen=True)
-class Tok:
-    kind: str  # "name", "str" (a literal title: `value` set), "dyn" (a template with `${}`), "punct"
+class Tok(NamedTuple):
+    kind: str  # "name", "str" (a literal title: `value` set), "dyn" (a template with `${}`), "regex", "punct"
     text: str
     start: int
     end: int
@@ -70,30 +74,31 @@ def _lex(text: str, index: int, out: list[Tok], *, nested: bool) -> int:
     depth = 0
     size = len(text)
     while index < size:
-        char = text[index]
-        if char.isspace():
-            index = _SPACE.match(text, index).end()  # type: ignore[union-attr]  # a space matches
-        elif text.startswith("//", index):
-            end = text.find("\n", index)
-            index = size if end < 0 else end
-        elif text.startswith("/*", index):
-            end = text.find("*/", index + 2)
-            index = size if end < 0 else end + 2
-        elif char in "'\"":
-            index = _quoted(text, index, out)
-        elif char == "`":
-            index = _template(text, index, out)
-        elif char == "/" and _regex_may_start(out):
-            index = _regex(text, index, out)
-        elif (name := _NAME.match(text, index)) is not None:
-            out.append(Tok("name", name.group(), index, name.end()))
-            index = name.end()
-        else:
+        match = _NEXT.match(text, index)
+        assert match is not None  # the last alternative matches anything, the end included
+        kind = match.lastgroup
+        start = match.start(kind) if kind is not None else size
+        if kind == "name":
+            out.append(Tok("name", match.group(kind), start, match.end()))
+            index = match.end()
+        elif kind == "punct":
+            char = match.group(kind)
             if nested and char == "}" and depth == 0:
-                return index + 1
+                return start + 1
             depth += 1 if char == "{" else -1 if char == "}" else 0
-            out.append(Tok("punct", char, index, index + 1))
-            index += 1
+            out.append(Tok("punct", char, start, start + 1))
+            index = start + 1
+        elif kind == "quote":
+            index = _quoted(text, start, out)
+        elif kind == "tick":
+            index = _template(text, start, out)
+        elif kind == "slash" and _regex_may_start(out):
+            index = _regex(text, start, out)
+        elif kind == "slash":
+            out.append(Tok("punct", "/", start, start + 1))
+            index = start + 1
+        else:
+            return size
     return size
 
 
