@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from lsprotocol import types
@@ -48,13 +48,17 @@ def titled(found: Sequence[types.CodeLens], line: int) -> list[str]:
     return [lens.command.title for lens in found if lens.command is not None and lens.range.start.line == line]
 
 
+def _asked(command: types.Command) -> Any:
+    """The `tests` a lens's lintel.runTests names."""
+    first = command.arguments[0] if command.arguments else None
+    return first.get("tests") if isinstance(first, dict) else None
+
+
 def run_lens(found: Sequence[types.CodeLens], test_id: str) -> types.Command:
     [command] = [
         lens.command
         for lens in found
-        if lens.command is not None
-        and lens.command.title == "▶ Run test"
-        and (lens.command.arguments or [{}])[0].get("tests") == [test_id]
+        if lens.command is not None and lens.command.title == "▶ Run test" and _asked(lens.command) == [test_id]
     ]
     return command
 

@@ -146,7 +146,7 @@ def test_names_of_a_tests_cases() -> None:
 
 
 def test_asked_ids_of_a_run_tests_call() -> None:
-    assert asked_ids([{"path": "t.py", "tests": ["a", {"name": "b", "message": "m"}, 3]}]) == {"a", "b"}
+    assert asked_ids([{"path": "t.py", "tests": ["a", {"name": "b", "message": "m"}, 3]}]) == frozenset({"a", "b"})
     assert asked_ids([{"path": "t.py"}]) is None
     assert asked_ids(None) is None
     assert first_line("\n  \nfirst\nsecond") == "first"
