@@ -38,6 +38,7 @@ CALL_TIMEOUT = 300.0
 TOOLS = {
     "apply_fixes",
     "tests_covering",
+    "list_tests",
     "run_tests",
     "run_failing_tests",
     "run_script",

@@ -17,6 +17,7 @@ from lintel.frontends.lsp.watched import FileWatch
 if TYPE_CHECKING:
     from lintel.engine.checks import RunResult
     from lintel.engine.config import ConfigProblem, LintelConfig
+    from lintel.engine.testdiscovery import TestIndex
     from lintel.languages import Project, Registry
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,12 @@ def _default_config() -> LintelConfig:
     from lintel.engine.config import LintelConfig
 
     return LintelConfig()
+
+
+def _test_index() -> TestIndex:
+    from lintel.engine.testdiscovery import TestIndex
+
+    return TestIndex()
 
 
 def _builtin_languages() -> Registry:
@@ -104,6 +111,9 @@ class Session:
     store: DiagnosticsStore = field(default_factory=DiagnosticsStore)
     scheduler: Scheduler = field(default_factory=Scheduler)
     watch: FileWatch = field(default_factory=FileWatch)
+    # The tests found in the folders (each file's by its stamp, each project's last collection): discoverTests and
+    # the test lenses answer from it.
+    tests: TestIndex = field(default_factory=_test_index)
 
     # path -> (the folders then, the answer): folder_for's answers since the path's document was opened.
     _folder_of: dict[Path, tuple[tuple[Folder, ...], Folder | None]] = field(
