@@ -125,6 +125,21 @@ def test_the_collection_is_the_authority_in_the_files_it_lists(tmp_path: Path) -
     assert runs.read_text() == "xx"
 
 
+def test_concurrent_requests_share_one_collection(tmp_path: Path) -> None:
+    project = python_project(tmp_path / "p")
+    config, runs = fake_config(tmp_path)
+    index = TestIndex()
+
+    async def both() -> list[list[FoundTest]]:
+        one = discover_tests(project.root, [project], path=None, trusted=True, config=config, index=index)
+        two = discover_tests(project.root, [project], path=None, trusted=True, config=config, index=index)
+        return list(await asyncio.gather(one, two))
+
+    first, second = asyncio.run(both())
+    assert first == second
+    assert runs.read_text() == "x"
+
+
 def test_untrusted_runs_nothing_and_keeps_the_static_records(tmp_path: Path) -> None:
     project = python_project(tmp_path / "p")
     config, runs = fake_config(tmp_path)
@@ -138,7 +153,9 @@ def test_a_collection_that_cannot_run_keeps_the_static_records(tmp_path: Path) -
     static = run(project, LintelConfig(), trusted=False, index=TestIndex())
     for argv in (["no-such-pytest-binary"], [sys.executable, "-c", "print('not pytest')"]):
         config = LintelConfig.model_validate({"languages": {"python": {"test": argv}}})
-        assert run(project, config, trusted=True, index=TestIndex()) == static
+        index = TestIndex()
+        assert run(project, config, trusted=True, index=index) == static
+        assert run(project, config, trusted=True, index=index) == static  # not tried again while nothing changed
 
 
 def test_the_index_parses_a_file_again_only_when_it_changed(tmp_path: Path) -> None:

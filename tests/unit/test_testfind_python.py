@@ -262,3 +262,56 @@ def test_the_collection_reader(tmp_path: Path) -> None:
     ]
     assert testfind.collected(project, "no tests collected in 0.01s\n") == []
     assert testfind.collected(project, "ERROR: usage: pytest [options]\n") is None
+
+
+def test_classes_imported_or_inherited_from_the_projects_modules(tmp_path: Path) -> None:
+    write(tmp_path, "tests/__init__.py", "")
+    write(
+        tmp_path,
+        "tests/test_base.py",
+        """
+        class TestBase:
+            def test_shared(self):
+                pass
+
+
+        class Mixin:
+            def test_mixed(self):
+                pass
+        """,
+    )
+    file = write(
+        tmp_path,
+        "tests/test_child.py",
+        """
+        from tests.test_base import TestBase
+        from .test_base import Mixin as M
+        from os.path import join
+
+
+        class TestChild(M, TestBase):
+            def test_own(self):
+                pass
+        """,
+    )
+    records = {r.id: r for r in found(tmp_path, file)}
+    assert list(records) == [
+        "tests/test_child.py",
+        "tests/test_child.py::TestBase",
+        "tests/test_child.py::TestBase::test_shared",
+        "tests/test_child.py::TestChild",
+        "tests/test_child.py::TestChild::test_own",
+        "tests/test_child.py::TestChild::test_mixed",
+        "tests/test_child.py::TestChild::test_shared",
+    ]
+    # Declared elsewhere: placed at the statement of this file that brings them in.
+    imported = records["tests/test_child.py::TestBase::test_shared"]
+    assert (imported.file, imported.line, imported.end_line) == (file, 1, 1)
+    inherited = records["tests/test_child.py::TestChild::test_mixed"]
+    assert (inherited.line, inherited.end_line) == (6, 8)
+
+
+def test_a_python_files_pattern_with_a_folder_matches_the_paths_end(tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text("[pytest]\npython_files = checks/*.py\n", encoding="utf-8")
+    files = [write(tmp_path, f, "def test_x():\n    pass\n") for f in ("a/checks/one.py", "checks/two.py", "three.py")]
+    assert [r.id for r in found(tmp_path, *files) if r.kind == "file"] == ["a/checks/one.py", "checks/two.py"]

@@ -39,12 +39,6 @@ def _default_config() -> LintelConfig:
     return LintelConfig()
 
 
-def _test_index() -> TestIndex:
-    from lintel.engine.testdiscovery import TestIndex
-
-    return TestIndex()
-
-
 def _builtin_languages() -> Registry:
     from lintel.languages import LANGUAGES
 
@@ -111,14 +105,22 @@ class Session:
     store: DiagnosticsStore = field(default_factory=DiagnosticsStore)
     scheduler: Scheduler = field(default_factory=Scheduler)
     watch: FileWatch = field(default_factory=FileWatch)
-    # The tests found in the folders (each file's by its stamp, each project's last collection): discoverTests and
-    # the test lenses answer from it.
-    tests: TestIndex = field(default_factory=_test_index)
+    _tests: TestIndex | None = field(default=None, init=False, repr=False)
 
     # path -> (the folders then, the answer): folder_for's answers since the path's document was opened.
     _folder_of: dict[Path, tuple[tuple[Folder, ...], Folder | None]] = field(
         default_factory=dict, init=False, repr=False
     )
+
+    @property
+    def tests(self) -> TestIndex:
+        """The tests found in the folders (each file's by its stamp, each project's last collection): discoverTests
+        and the test lenses answer from it. Made on first use: the engine loads after `initialize` is answered."""
+        if self._tests is None:
+            from lintel.engine.testdiscovery import TestIndex
+
+            self._tests = TestIndex()
+        return self._tests
 
     def folder_for(self, path: Path) -> Folder | None:
         """The innermost workspace folder that holds `path` (after symlinks). The answer stands while the folders
