@@ -227,3 +227,32 @@ async def test_gopls_run_test_lenses_give_way_to_lintels(start: Start) -> None:
     assert titled(greet, line_of(greet_path, "func TestGreeting")) == ["▶ Run file", "▶ Run test"]
     assert titled(greet, line_of(greet_path, "func TestDouble")) == ["▶ Run test"]
     assert not [lens for lens in greet if _command_of(lens) == "gopls.run_tests"]
+
+
+async def test_a_test_file_written_outside_the_editor_is_told(start: Start) -> None:
+    editor = await start("python")
+    path = editor.path("tests/test_new.py")
+    path.write_text("def test_new() -> None:\n    assert True\n", encoding="utf-8")
+    uri = path.as_uri()
+
+    editor.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Created)])
+    )
+
+    told = await until(
+        lambda: asyncio.sleep(0, [t for t in editor.client.tests_changed if t.uri == uri]),
+        bool,
+        "lintel/testsChanged for the new file",
+    )
+    assert [t.id for t in told[-1].tests] == ["tests/test_new.py", "tests/test_new.py::test_new"]
+
+    path.unlink()
+    editor.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Deleted)])
+    )
+    gone = await until(
+        lambda: asyncio.sleep(0, [t for t in editor.client.tests_changed if t.uri == uri]),
+        lambda found: len(found) == 2,
+        "lintel/testsChanged for the deleted file",
+    )
+    assert list(gone[-1].tests) == []

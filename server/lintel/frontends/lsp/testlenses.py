@@ -6,9 +6,11 @@ an open or a save changed a file's tests."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
@@ -47,6 +49,27 @@ RUNNER_COMMANDS = frozenset(
         "gopls.test",  # older gopls's
         "rust-analyzer.runSingle",  # rust-analyzer's "▶︎ Run Test" / "▶︎ Run Tests" runnables
         "rust-analyzer.debugSingle",  # its "⚙︎ Debug"
+    }
+)
+
+
+# A burst of watched-file changes (a checkout) is told for this many files at most.
+MAX_WATCHED = 64
+
+
+def _document_uri(params: Any) -> list[str]:
+    return [params.text_document.uri]
+
+
+def _watched_uris(params: types.DidChangeWatchedFilesParams) -> list[str]:
+    return [change.uri for change in params.changes[:MAX_WATCHED]]
+
+
+_TOLD_AFTER: Mapping[str, Callable[[Any], list[str]]] = MappingProxyType(
+    {
+        types.TEXT_DOCUMENT_DID_OPEN: _document_uri,
+        types.TEXT_DOCUMENT_DID_SAVE: _document_uri,
+        types.WORKSPACE_DID_CHANGE_WATCHED_FILES: _watched_uris,
     }
 )
 
@@ -205,28 +228,30 @@ class TestLenses:
         self.server.send_json({"jsonrpc": "2.0", "method": TESTS_CHANGED, "params": {"uri": uri, "tests": records}})
 
     def following(self, handlers: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
-        """The document routes, each open and save followed by `tests_changed` once lintel has handled it."""
+        """These routes, each open, save and watched-file change followed by `tests_changed` once lintel has handled
+        it (a burst of watched changes, a checkout say, only up to MAX_WATCHED files)."""
         out = dict(handlers)
-        for method in (types.TEXT_DOCUMENT_DID_OPEN, types.TEXT_DOCUMENT_DID_SAVE):
+        for method, uris_of in _TOLD_AFTER.items():
             if method in out:
-                out[method] = self._then_tell(out[method])
+                out[method] = self._then_tell(out[method], uris_of)
         return out
 
-    def _then_tell(self, handler: Callable[..., Any]) -> Callable[..., Any]:
-        async def told(awaitable: Any, uri: str) -> None:
+    def _then_tell(self, handler: Callable[..., Any], uris_of: Callable[[Any], list[str]]) -> Callable[..., Any]:
+        async def told(awaitable: Any, uris: list[str]) -> None:
             try:
-                if awaitable is not None:
+                if inspect.isawaitable(awaitable):
                     await awaitable
             finally:
-                try:
-                    self.tests_changed(uri)
-                except Exception:  # the notification is a courtesy: the document's checks already ran
-                    log.exception("lintel/testsChanged for %s failed", uri)
+                for uri in uris:
+                    try:
+                        self.tests_changed(uri)
+                    except Exception:  # the notification is a courtesy: the document's checks already ran
+                        log.exception("lintel/testsChanged for %s failed", uri)
 
         def handle(params: Any) -> Any:
-            return told(handler(params), params.text_document.uri)
+            return told(handler(params), uris_of(params))
 
-        handle.__name__ = getattr(handler, "__name__", "document")
+        handle.__name__ = getattr(handler, "__name__", "told")
         return handle
 
 

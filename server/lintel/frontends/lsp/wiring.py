@@ -74,7 +74,7 @@ def wire(server: LintelServer) -> Lifecycle:
     lenses = testlenses.setup(server, diagnostics, docs, handlers, children=children)
     routes.bind("testlenses", testlenses.handlers(lenses))
     routes.bind("navigation", navigation.handlers(children))
-    routes.bind("lifecycle", lifecycle.handlers(life, cancel_requests=routes.cancel_all))
+    routes.bind("lifecycle", lenses.following(lifecycle.handlers(life, cancel_requests=routes.cancel_all)))
     # The child servers hear of each document message after the document changed, in the editor's order.
     routes.bind(
         "documents", lenses.following(documents.handlers(docs, follower=children.manager, relay=children.relay))
