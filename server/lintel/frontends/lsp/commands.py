@@ -37,6 +37,7 @@ from lintel.frontends.lsp.shared import NOT_FORWARDED, ForwardCommand, RestartSe
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer
+    from lintel.frontends.lsp.testresults import TestPublisher
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +82,8 @@ class Commands:
         # The last coverage run of each project, for testsCovering (kept on disk too: lintel.engine.coverage.store).
         self.coverage_store = CoverageStore()
         self.handlers: dict[str, Command] = dict(LSP_COMMANDS)
+        # A test run's outcomes and failures, published by testresults.py (the test lenses show them).
+        self.test_runs: TestPublisher | None = None
         # Commands whose arguments are not the `{language?, path?, …}` object (codeactions.py adds its own).
         self.own_arguments: dict[str, Callable[[types.ExecuteCommandParams], Awaitable[Any]]] = {}
 
@@ -146,6 +149,10 @@ class EditorCall:
 
     def publish(self, folder: Folder, result: RunResult, channel: str, scope: Path | Sequence[Path]) -> None:
         # The folders are the session's (self.folders): the engine hands one of them back.
+        runs = self.commands.test_runs
+        if channel == "test" and runs is not None:
+            runs.publish(cast(session.Folder, folder), result, scope, self.params.command, self.params.arguments)
+            return
         self.commands.diagnostics.publish_run(cast(session.Folder, folder), result, channel, scope)
 
     def publish_validation(self, folder: Folder, result: ValidateResult) -> None:
