@@ -48,6 +48,8 @@ class RecordingClient(LanguageClient):
         super().__init__(*args, **kwargs)
         self.published: list[types.PublishDiagnosticsParams] = []
         self.registrations: list[types.Registration] = []
+        self.code_lens_refreshes = 0
+        self.tests_changed: list[Any] = []  # lintel/testsChanged params, in order
 
 
 def _record_diagnostics(client: RecordingClient, params: types.PublishDiagnosticsParams) -> None:
@@ -64,6 +66,14 @@ def _unregister_capability(client: RecordingClient, params: types.Unregistration
     return None
 
 
+def _code_lens_refresh(client: RecordingClient, params: None) -> None:
+    client.code_lens_refreshes += 1
+
+
+def _tests_changed(client: RecordingClient, params: Any) -> None:
+    client.tests_changed.append(params)
+
+
 def make_client() -> RecordingClient:
     client = RecordingClient(converter_factory=default_converter)
     register_lsp_features(
@@ -73,6 +83,8 @@ def make_client() -> RecordingClient:
             types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _record_diagnostics,
             types.CLIENT_REGISTER_CAPABILITY: _register_capability,
             types.CLIENT_UNREGISTER_CAPABILITY: _unregister_capability,
+            types.WORKSPACE_CODE_LENS_REFRESH: _code_lens_refresh,
+            "lintel/testsChanged": _tests_changed,
         },
     )
     return client

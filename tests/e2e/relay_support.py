@@ -421,11 +421,13 @@ class Pair:
         ready: Callable[[Any], bool] = bool,
         *,
         unordered: bool = False,
+        compared: Callable[[Any, Any], tuple[Any, Any]] | None = None,
     ) -> tuple[Any, Any]:
         """Both answers, asked until both are `ready` and the same in the compared form (a child may still be
         loading its workspace, on either side); an AssertionError naming both when they never are. The raw answers
         are returned. `unordered`: a list (or a WorkspaceEdit's documentChanges) whose order means nothing
-        (rust-analyzer's incoming calls, its edits of a file rename)."""
+        (rust-analyzer's incoming calls, its edits of a file rename). `compared`: the parts of both answers that must
+        agree, where lintel adds its own (code lenses above tests)."""
 
         def form(side: Side, answer: Any) -> Any:
             found = Normal(side)(answer, side.uri(uri_of))
@@ -442,6 +444,8 @@ class Pair:
                     raise
                 mine = theirs = error
             else:
+                if compared is not None:
+                    mine, theirs = compared(mine, theirs)
                 same = form(self.lintel, mine) == form(self.direct, theirs)
                 if ready(mine) and ready(theirs) and same:
                     return mine, theirs

@@ -77,6 +77,13 @@ COMMANDS = (
     CHECK_EDIT,
 )
 
+# testresults.py: lintel's own notification, after an open or a save changed a document's tests:
+# {uri, tests: [records as lintel.discoverTests answers them]}.
+TESTS_CHANGED = "lintel/testsChanged"
+# testlenses.py: "▶ Run test" above each test, merged with the child servers' lenses (resolved by the child that
+# made them).
+CODE_LENSES = types.CodeLensOptions(resolve_provider=True)
+
 # codeactions.py: the tools' own fixes, a rule disabled for a line, and every safe fix of a document at once.
 FIX_ALL_KIND = "source.fixAll.lintel"
 # With the child servers' own actions (organize imports, extract function…), merged in.
@@ -174,6 +181,8 @@ ROUTES: tuple[Route, ...] = (
     Route(types.TEXT_DOCUMENT_FORMATTING, "documents"),
     Route(types.TEXT_DOCUMENT_CODE_ACTION, "codeactions", CODE_ACTIONS),
     Route(types.CODE_ACTION_RESOLVE, "codeactions", raw=True),  # lintel's own, or the child's that made it
+    Route(types.TEXT_DOCUMENT_CODE_LENS, "testlenses", CODE_LENSES, raw=True),
+    Route(types.CODE_LENS_RESOLVE, "testlenses", raw=True),  # a child's lens back to its child
     Route(types.TEXT_DOCUMENT_DIAGNOSTIC, "diagnostics", PULL_DIAGNOSTICS, when=wants_pull),
     Route(
         types.WORKSPACE_EXECUTE_COMMAND,

@@ -35,6 +35,7 @@ from lintel.frontends.lsp.shared import NOT_FORWARDED, ForwardCommand, RestartSe
 
 if TYPE_CHECKING:
     from lintel.frontends.lsp.app import LintelServer
+    from lintel.frontends.lsp.testresults import TestPublisher
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,8 @@ class Commands:
         # The last coverage run of each project, for testsCovering (kept on disk too: lintel.engine.coverage.store).
         self.coverage_store = CoverageStore()
         self.handlers: dict[str, Command] = dict(LSP_COMMANDS)
+        # A test run's outcomes and failures, published by testresults.py (the test lenses show them).
+        self.tests: TestPublisher | None = None
         # Commands whose arguments are not the `{language?, path?, …}` object (codeactions.py adds its own).
         self.own_arguments: dict[str, Callable[[types.ExecuteCommandParams], Awaitable[Any]]] = {}
 
@@ -140,6 +143,10 @@ class EditorCall:
 
     def publish(self, folder: Folder, result: RunResult, channel: str, scope: Path | Sequence[Path]) -> None:
         # The folders are the session's (self.folders): the engine hands one of them back.
+        tests = self.commands.tests
+        if channel == "test" and tests is not None:
+            tests.publish(cast(session.Folder, folder), result, scope, self.params.command, self.params.arguments)
+            return
         self.commands.diagnostics.publish_run(cast(session.Folder, folder), result, channel, scope)
 
     def publish_validation(self, folder: Folder, result: ValidateResult) -> None:

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 
 _PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+# A diagnostic completed from the Issue it was made of, in place (a test failure's source and related information).
+Finish = Callable[[Issue, types.Diagnostic], None]
 
 
 def line_reader(document: TextDocument | None, path: Path | None) -> Callable[[int], str | None]:
@@ -84,14 +86,18 @@ class Diagnostics:
         # the file on disk), for the code actions (codeactions.py).
         self._issues: dict[str, dict[tuple[str, int, int], tuple[Issue, str | None]]] = {}
 
-    def of_issues(self, uri: str, issues: Iterable[Issue]) -> list[types.Diagnostic]:
-        """Issues in `uri` as diagnostics, columns re-counted from the tool's unit to the editor's encoding."""
+    def of_issues(self, uri: str, issues: Iterable[Issue], finish: Finish | None = None) -> list[types.Diagnostic]:
+        """Issues in `uri` as diagnostics, columns re-counted from the tool's unit to the editor's encoding; each
+        one given to `finish` as it is made (a test failure's: testresults.py)."""
         server = self._server
         document = server.workspace.text_documents.get(uri)
         read = line_reader(document, uri_path(uri))
         encoding = server.session.encoding
         issues = list(issues)
         diagnostics = [issue_to_diagnostic(i, read, tool_unit=unit_for(i.source), encoding=encoding) for i in issues]
+        if finish is not None:
+            for issue, diagnostic in zip(issues, diagnostics, strict=True):
+                finish(issue, diagnostic)
         self._remember(uri, diagnostics, issues, document.source if document is not None else None)
         return diagnostics
 
@@ -155,7 +161,14 @@ class Diagnostics:
         folder = self._folder_of(uri)
         return folder.config.editor.dedupe_server_diagnostics if folder is not None else True
 
-    def publish_run(self, folder: Folder, result: RunResult, channel: str, scope: Path | Sequence[Path]) -> None:
+    def publish_run(
+        self,
+        folder: Folder,
+        result: RunResult,
+        channel: str,
+        scope: Path | Sequence[Path],
+        finish: Finish | None = None,
+    ) -> None:
         """A project-wide run: every file it mentions gets `channel` replaced, and files under `scope` (a folder,
         or the files a subset of tests covered) that had `channel` diagnostics but are not mentioned now are
         cleared (they became clean)."""
@@ -169,7 +182,7 @@ class Diagnostics:
         store = self._server.session.store
         previous = {uri for uri in store.uris_with(channel) if any(_under(uri, s) for s in scopes)}
         changed = store.replace_channel(
-            channel, {uri: self.of_issues(uri, issues) for uri, issues in by_uri.items()}, scope=previous
+            channel, {uri: self.of_issues(uri, issues, finish) for uri, issues in by_uri.items()}, scope=previous
         )
         self.publish(changed)
 

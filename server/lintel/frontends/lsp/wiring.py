@@ -56,7 +56,7 @@ def wire(server: LintelServer) -> Lifecycle:
     """Build every feature and bind its routes; the modules are imported here, after the answer."""
     from lintel.engine.workers.kinds import WORKERS
     from lintel.engine.workers.pool import WorkerPool
-    from lintel.frontends.lsp import codeactions, commands, documents, lifecycle, navigation
+    from lintel.frontends.lsp import codeactions, commands, documents, lifecycle, navigation, testlenses
     from lintel.frontends.lsp.diagnostics import Diagnostics
 
     routes = server.routes
@@ -71,10 +71,14 @@ def wire(server: LintelServer) -> Lifecycle:
     )
     children.router.formats = docs.formats
     actions = codeactions.setup(server, diagnostics, docs, handlers, children=children)
+    lenses = testlenses.setup(server, diagnostics, docs, handlers, children=children)
+    routes.bind("testlenses", testlenses.handlers(lenses))
     routes.bind("navigation", navigation.handlers(children))
     routes.bind("lifecycle", lifecycle.handlers(life, cancel_requests=routes.cancel_all))
     # The child servers hear of each document message after the document changed, in the editor's order.
-    routes.bind("documents", documents.handlers(docs, follower=children.manager, relay=children.relay))
+    routes.bind(
+        "documents", lenses.following(documents.handlers(docs, follower=children.manager, relay=children.relay))
+    )
     routes.bind("commands", {types.WORKSPACE_EXECUTE_COMMAND: handlers.execute})
     routes.bind("codeactions", codeactions.handlers(actions))
     routes.bind("diagnostics", {types.TEXT_DOCUMENT_DIAGNOSTIC: diagnostics.pull})

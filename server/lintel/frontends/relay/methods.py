@@ -34,7 +34,8 @@ class Relayed:
     # A formatting request answered by the child only where lintel has no formatter of its own for the document.
     formats: bool = False
     client: str = ""  # the client capability (dotted, under ClientCapabilities) for its dynamic registration
-    # Served by a feature of lintel's own that merges the child's answer into its own (code actions, formatting).
+    # Served by a feature of lintel's own that merges the child's answer into its own (code actions, formatting,
+    # code lenses).
     merged: bool = False
 
 
@@ -72,7 +73,7 @@ RELAYED: tuple[Relayed, ...] = (
     ),
     Relayed(_T.TEXT_DOCUMENT_MONIKER, "moniker_provider", "position", static=False, client="text_document.moniker"),
     Relayed(_T.TEXT_DOCUMENT_DOCUMENT_SYMBOL, "document_symbol_provider", "document"),
-    Relayed(_T.TEXT_DOCUMENT_CODE_LENS, "code_lens_provider", "document", follow_up=_T.CODE_LENS_RESOLVE),
+    Relayed(_T.TEXT_DOCUMENT_CODE_LENS, "code_lens_provider", "document", follow_up=_T.CODE_LENS_RESOLVE, merged=True),
     Relayed(_T.TEXT_DOCUMENT_INLAY_HINT, "inlay_hint_provider", "document", follow_up=_T.INLAY_HINT_RESOLVE),
     Relayed(_T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, "semantic_tokens_provider", "document", option="full"),
     Relayed(_T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, "semantic_tokens_provider", "document", option="full.delta"),
@@ -93,7 +94,7 @@ RELAYED: tuple[Relayed, ...] = (
     ),
     Relayed(_T.TEXT_DOCUMENT_RANGE_FORMATTING, "document_range_formatting_provider", "document", formats=True),
     Relayed(_T.COMPLETION_ITEM_RESOLVE, "completion_provider", "item", option="resolve_provider"),
-    Relayed(_T.CODE_LENS_RESOLVE, "code_lens_provider", "item", option="resolve_provider"),
+    Relayed(_T.CODE_LENS_RESOLVE, "code_lens_provider", "item", option="resolve_provider", merged=True),
     Relayed(_T.INLAY_HINT_RESOLVE, "inlay_hint_provider", "item", option="resolve_provider"),
     Relayed(_T.DOCUMENT_LINK_RESOLVE, "document_link_provider", "item", option="resolve_provider"),
     Relayed(_T.WORKSPACE_SYMBOL_RESOLVE, "workspace_symbol_provider", "item", option="resolve_provider"),
