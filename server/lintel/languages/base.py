@@ -318,14 +318,32 @@ Discoverer = Callable[[Project, Sequence[Path], Mapping[Path, str]], list[FoundT
 PathSelector = Callable[[Project, Path, ToolSpec, Path], "Selection | None"]
 
 
+# A test the runner listed without running it: its id, its file (resolved), and the id of the test the sources
+# declare it as (itself, or the parametrised function it is one case of).
+Collected = tuple[str, Path, str]
+
+
+@dataclass(frozen=True)
+class TestCollector:
+    """How the runner itself lists a project's tests without running them (`pytest --collect-only`): the arguments
+    appended to the project's test command, and how its output reads (None: output it does not recognise)."""
+
+    __test__ = False  # not a pytest test class
+
+    args: tuple[str, ...]
+    read: Callable[[Project, str], list[Collected] | None]
+
+
 @dataclass(frozen=True)
 class TestSelection:
     """How a language runs a subset of its tests: the given test identities, or the tests under a path; and how it
-    finds the tests its sources declare without running them (`discover`, None where it cannot)."""
+    finds the tests its sources declare without running them (`discover`, None where it cannot), refined, where the
+    workspace is trusted, by what its runner lists (`collect`)."""
 
     select: Selector
     select_path: PathSelector
     discover: Discoverer | None = None
+    collect: TestCollector | None = None
 
 
 class CoverageHost(Protocol):

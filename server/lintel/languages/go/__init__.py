@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec
 from lintel.languages.coverage.base import CoverageSupport
-from lintel.languages.go import coverage, testselect, tools
+from lintel.languages.go import coverage, testfind, testselect, tools
 from lintel.languages.manifests import GO_WORK
 from lintel.languages.parsers.base import Parser, ParserFamily
 from lintel.languages.testselect.base import TestSelection
@@ -44,6 +44,6 @@ LANGUAGE = LanguageSpec(
         "golangci-lint": IssueSource("utf-8", "nolint"),
         **dict.fromkeys(("go vet", "go test", "go build", "gofmt", "gopls"), IssueSource("utf-8")),
     },
-    tests=TestSelection(testselect.select, testselect.select_path),
+    tests=TestSelection(testselect.select, testselect.select_path, testfind.discover),
     coverage=CoverageSupport(coverage.measure, coverage.refine),
 )

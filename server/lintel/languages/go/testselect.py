@@ -91,6 +91,17 @@ def _modules(root: Path) -> list[tuple[str, Path]]:
     return sorted(found, key=lambda m: len(m[0]), reverse=True)
 
 
+def import_path(folder: Path, root: Path) -> str | None:
+    """The import path of the package in `folder` (resolved), from the module of the project at `root` (or of its
+    go.work) that holds it; None outside them."""
+    holders = [(module, f) for module, f in _modules(root) if folder.is_relative_to(f)]
+    if not holders:
+        return None
+    module, where = max(holders, key=lambda m: len(m[1].parts))
+    rest = folder.relative_to(where).as_posix()
+    return module if rest == "." else f"{module}/{rest}"
+
+
 def _targets(ref: TestRef, project: Project, modules: list[tuple[str, Path]]) -> list[tuple[Path, str | None]]:
     """(package folder, test or None for the whole package) for one identity."""
     if ref.name is None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec
+from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec, TestCollector
 from lintel.languages.coverage.base import CoverageSupport
 from lintel.languages.parsers.base import Parser, ParserFamily
-from lintel.languages.python import coverage, intent, testselect, tools
+from lintel.languages.python import coverage, intent, testfind, testselect, tools
 from lintel.languages.testselect.base import TestSelection
 
 
@@ -67,6 +67,11 @@ LANGUAGE = LanguageSpec(
         "mypy": IssueSource(suppression="type-ignore"),
         **dict.fromkeys(("pyright", "basedpyright"), IssueSource("utf-16", "pyright-ignore")),
     },
-    tests=TestSelection(testselect.select, testselect.select_path),
+    tests=TestSelection(
+        testselect.select,
+        testselect.select_path,
+        testfind.discover,
+        TestCollector(testfind.COLLECT_ARGS, testfind.collected),
+    ),
     coverage=CoverageSupport(coverage.measure),
 )
