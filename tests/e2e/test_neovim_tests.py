@@ -22,6 +22,11 @@ def neovim(server_env: dict[str, str], tmp_path: Path) -> Neovim:
     return Neovim(require_nvim(), tmp_path / "nvim", server_env)
 
 
+def counts(output: str) -> dict[str, int]:
+    """pytest's summary counts ("1 failed, 0 passed in …")."""
+    return {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|error)", output)}
+
+
 LENSES = """
 local buf = T.edit('tests/test_models.py')
 local function titles()
@@ -36,7 +41,14 @@ end
 T.wait(120000, function()
   return vim.iter(titles()):any(function(l) return l.title:find('Run test', 1, true) ~= nil end)
 end, 'a "Run test" code lens')
-return titles()
+local before = titles()
+-- The lens on the failing test's line, run as a user does: its result is shown, the lenses then tell it.
+vim.api.nvim_win_set_cursor(0, { 10, 0 })
+local done = T.run('lua vim.lsp.codelens.run()')
+T.wait(60000, function()
+  return vim.iter(titles()):any(function(l) return l.title:find('failed', 1, true) ~= nil end)
+end, 'the lens to show the failure')
+return { before = before, run = done.result, after = titles(), quickfix = T.quickfix() }
 """
 
 
@@ -44,16 +56,22 @@ def test_run_test_lenses_show_above_the_tests(neovim: Neovim, tmp_path: Path) ->
     require_tool("pytest")
     root = copy_workspace("python", tmp_path / "python")
 
-    lenses = neovim.run(LENSES, root).result
+    seen = neovim.run(LENSES, root).result
 
-    run_lines = {lens["line"] for lens in lenses if "Run test" in lens["title"] and "tests" not in lens["title"]}
+    lenses = seen["before"]
+    run_lines = {lens["line"] for lens in lenses if lens["title"] == "▶ Run test"}
     assert {4, 10} <= run_lines, lenses  # `def test_restock_adds_units` and `def test_total_value_counts_quantity`
+    # vim.lsp.codelens.run() on line 10 ran that test alone, shown like :LintelTest, and the lens tells the outcome.
+    assert counts(seen["run"]["output"]) == {"failed": 1}, seen["run"]["output"]
+    assert [item["line"] for item in seen["quickfix"]["items"]] == [13]
+    assert any(lens["line"] == 10 and lens["title"].startswith("✗ failed") for lens in seen["after"]), seen["after"]
 
 
 AT_CURSOR = """
 local buf = T.edit('tests/test_models.py')
 local seen = {}
 for _, line in ipairs(T.args.lines) do
+  vim.cmd.cclose() -- a failing run opened the quickfix window: back to the test file's
   vim.api.nvim_win_set_cursor(0, { line, 4 })
   local done = T.run('LintelTest')
   table.insert(seen, { result = done.result, error = done.error or vim.NIL, quickfix = T.quickfix() })
@@ -62,11 +80,6 @@ local again = T.run('LintelTest last')
 table.insert(seen, { result = again.result, error = again.error or vim.NIL, quickfix = T.quickfix() })
 return seen
 """
-
-
-def counts(output: str) -> dict[str, int]:
-    """pytest's summary counts ("1 failed, 0 passed in …")."""
-    return {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|error)", output)}
 
 
 def test_lintel_test_runs_exactly_the_test_at_the_cursor(neovim: Neovim, tmp_path: Path) -> None:

@@ -30,8 +30,9 @@ def row(rows: list[dict[str, Any]], label: str) -> dict[str, Any] | None:
 
 
 def failure_texts(window: Window) -> list[str]:
-    """The failure message where VS Code shows it: inline at the failing line, and in the peek it opens."""
-    texts: list[str] = window.driver.call("texts", selector=".test-message-inline-content, .test-output-peek")
+    """The Test Results view's rows (a failed test with its message), as HTML: the message is cut short on screen
+    and its whole first line is in the row's text and accessible label."""
+    texts: list[str] = window.driver.call("texts", selector=".test-output-peek-tree .monaco-list-row", html=True)
     return texts
 
 
