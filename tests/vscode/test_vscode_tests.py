@@ -79,3 +79,15 @@ def test_the_test_explorer_lists_and_runs_a_failing_test(open_window: OpenWindow
     assert "passed" not in passing["aria"].lower(), passing
     assert "failed" not in passing["aria"].lower(), passing
     assert any(MESSAGE in text for text in shown)
+
+    # A test added and saved shows up (lintel/testsChanged replaces the file's items; nothing is run to find it).
+    window.command("View: Focus First Editor Group")
+    window.keys("Control+End", {"text": "def test_added() -> None: assert True"}, "Control+S")
+    window.wait("the file to be saved", window.editor, lambda editor: not editor["dirty"])
+    rows = window.wait(
+        "test_added in the Testing view",
+        lambda: explorer_rows(window),
+        lambda rows: row(rows, "test_added") is not None,
+    )
+    window.screenshot("test-added")
+    assert row(rows, FAILING) is not None

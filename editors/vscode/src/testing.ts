@@ -84,8 +84,13 @@ export class LintelTests implements vscode.Disposable {
     this.controller.items.replace(buildTree(records).map((node) => this.item(node)));
   }
 
-  /** A file's tests changed (opened, saved): its items are replaced. */
+  /** A file's tests changed (opened, saved): its items are replaced (kept when the new ones cannot be read). */
   private changed(params: TestsChanged): void {
+    const malformed = params.tests.find((record) => !isRecord(record));
+    if (malformed !== undefined) {
+      this.output.warn(`${TESTS_CHANGED} for ${params.uri}: not a test record: ${JSON.stringify(malformed)}`);
+      return;
+    }
     for (const [key, node] of [...this.nodes]) {
       if (node.record.uri === params.uri) {
         this.nodes.delete(key);
@@ -251,6 +256,11 @@ function packageDependencies(root: string): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+function isRecord(value: TestRecord): boolean {
+  const { range } = value as Partial<TestRecord>;
+  return typeof value.id === 'string' && typeof value.uri === 'string' && range?.start !== undefined && !!range.end;
 }
 
 function msg(text: string): vscode.TestMessage {
