@@ -38,6 +38,7 @@ CALL_TIMEOUT = 300.0
 TOOLS = {
     "apply_fixes",
     "tests_covering",
+    "list_tests",
     "run_tests",
     "run_failing_tests",
     "run_script",
@@ -676,3 +677,52 @@ def test_every_malformed_request_is_answered_and_the_server_stays_up(tmp_path: P
     finally:
         proc.kill()
         proc.wait()
+
+
+async def test_list_tests_lists_what_discover_tests_does(start: Start, server_env: dict[str, str]) -> None:
+    require_tool("pytest")
+    editor = await start("python")
+    over_lsp = await editor.execute("lintel.discoverTests")
+    async with agent(editor.root, server_env) as client:
+        listed = await client.result("list_tests")
+        one_file = await client.result("list_tests", {"file": "tests/test_models.py"})
+        summary = text_of(await client.call("list_tests", {"path": "tests"}))
+        for arguments in ({"path": "../elsewhere"}, {"file": "tests/nope.py"}, {"file": "tests"}):
+            refused = await client.error("list_tests", arguments)
+            over_lsp_refused = await error_of(editor, "lintel.discoverTests", arguments)
+            assert refused == over_lsp_refused.message.replace("lintel.discoverTests", "list_tests")
+    assert listed is not None
+    assert one_file is not None
+    assert [
+        (t["id"], t["kind"], t.get("parent"), t["file"], t["line"] - 1, t["column"] - 1, t["endLine"] - 1)
+        for t in listed["tests"]
+    ] == [
+        (
+            r["id"],
+            r["kind"],
+            r.get("parent"),
+            r["file"],
+            r["range"]["start"]["line"],
+            r["range"]["start"]["character"],
+            r["range"]["end"]["line"],
+        )
+        for r in over_lsp
+    ]
+    assert {t["language"] for t in listed["tests"]} == {"python"}
+    assert {t["file"] for t in one_file["tests"]} == {"tests/test_models.py"}
+    assert summary.splitlines()[0] == "5 tests in 2 files (python 5)"
+
+
+async def test_list_tests_in_an_untrusted_workspace_starts_no_process(
+    tmp_path: Path, server_env: dict[str, str]
+) -> None:
+    root = copy_workspace("python", tmp_path / "python")
+    marker = tmp_path / "a-tool-ran"
+    configure(root, f"[languages.python]\ntest = {_toml_argv([sys.executable, '-c', MARKER_TOOL, str(marker)])}\n")
+    async with agent(root, server_env, "--untrusted") as client:
+        server = mcp_server_pid()
+        listed = await client.result("list_tests")
+        assert descendants(server) == set()
+    assert listed is not None
+    assert len([t for t in listed["tests"] if t["kind"] == "test"]) == 5
+    assert not marker.exists(), "a tool ran in an untrusted workspace"

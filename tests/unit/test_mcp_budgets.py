@@ -11,6 +11,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # n
 from lintel.core.budget import OUTPUT_CHARS, Budget, budget_json
 from lintel.core.fixes import Edit, Fix
 from lintel.core.issues import Issue, Severity, TestFailure, make_issue
+from lintel.core.testitems import FoundTest
 from lintel.engine.actions import CommandArgs, FileDiagnostics
 from lintel.engine.checks import RunResult
 from lintel.engine.commandtable import CommandReport, Covering, LastTestRun, Ran
@@ -19,6 +20,8 @@ from lintel.engine.detect import detect
 from lintel.engine.detect_report import detect_report
 from lintel.engine.editcheck import EditCheck
 from lintel.engine.fixrun import FixedFile, FixOutcome
+from lintel.engine.testdiscovery import ProjectTests
+from lintel.engine.testlist import AGENT_MAX_TESTS, FolderTests, TestList
 from lintel.frontends.mcp import schemas, tools
 from lintel.frontends.mcp.tools import Answer
 
@@ -84,6 +87,17 @@ def reports(tmp_path: Path) -> dict[str, list[CommandReport]]:
         "src/a.py", "python", [run(issues=many(7)), run("format", [issue(9)])], content_hash="sha256:0", version=3
     )
     fixes = FixOutcome([FixedFile("src/a.py", "a\n", "b\n", 2)], many(5), dry_run=True, problems=["x"])
+    test_file = root / "tests" / "test_models.py"
+    found = [
+        FoundTest("tests/test_models.py", "test_models.py", test_file, 1, 1, 14, 1, "file"),
+        *(
+            FoundTest(
+                f"tests/test_models.py::test_{n}", f"test_{n}", test_file, n, 1, n, 9, "test", "tests/test_models.py"
+            )
+            for n in range(AGENT_MAX_TESTS + 5)
+        ),
+    ]
+    listed: list[CommandReport] = [TestList([FolderTests(root, [ProjectTests(project, found)])]), TestList([])]
     runs: list[CommandReport] = [
         Ran(run(issues=many(60))),
         Ran(run(status="clean")),
@@ -94,6 +108,7 @@ def reports(tmp_path: Path) -> dict[str, list[CommandReport]]:
         "run_tests": [Ran(tests)],
         "run_failing_tests": [Ran(tests)],
         "last_test_failures": [LastTestRun(project, ".", None), LastTestRun(project, ".", tests)],
+        "list_tests": listed,
         "tests_covering": [Covering(covering), Covering({**covering, "tests": [], "note": "no test runs it"})],
         "detect": [detect_report(root, LintelConfig())],
         "diagnostics": [diagnostics],

@@ -25,6 +25,7 @@ CONTRACT_TOOLS = {
     "run_format_check",
     "run_script",
     "tests_covering",
+    "list_tests",
     "detect",
     "diagnostics",
     "check_edit",

@@ -20,6 +20,8 @@ from lintel.engine.detect import normalize_language
 from lintel.engine.detect_report import DetectReport
 from lintel.engine.editcheck import EditCheck, OpenDocument
 from lintel.engine.fixrun import FixOutcome
+from lintel.engine.testdiscovery import TestIndex
+from lintel.engine.testlist import TestList, list_tests
 from lintel.engine.testruns import nothing_to_rerun
 from lintel.engine.validators import ValidateResult, run_validators
 from lintel.engine.validators import select as select_validators
@@ -41,6 +43,11 @@ class Front(Protocol):
 
     @property
     def coverage(self) -> CoverageStore: ...
+
+    @property
+    def tests(self) -> TestIndex:
+        """The tests found so far (each file's by its stamp, each project's last collection), for discoverTests."""
+        ...
 
     @property
     def fixes_need_a_target(self) -> bool:
@@ -130,7 +137,16 @@ class Restarted:
 
 
 CommandReport = (
-    Ran | LastTestRun | Covering | Validation | Restarted | FileDiagnostics | FixOutcome | DetectReport | EditCheck
+    Ran
+    | LastTestRun
+    | Covering
+    | Validation
+    | Restarted
+    | FileDiagnostics
+    | FixOutcome
+    | DetectReport
+    | EditCheck
+    | TestList
 )
 Action = Callable[[Front, CommandRequest], Awaitable[CommandReport]]
 
@@ -309,6 +325,13 @@ async def tests_covering(front: Front, request: CommandRequest) -> CommandReport
     return Covering(answer)
 
 
+async def discover_tests(front: Front, request: CommandRequest) -> CommandReport:
+    """The tests under `path` (or in `file`; everywhere without either) without running them: static, refined by the
+    runner's own listing where the workspace is trusted (lintel.engine.testdiscovery)."""
+    async with front.progress("lintel: finding tests"):
+        return await list_tests(request.name, front.folders, request.args, trusted=front.trusted, index=front.tests)
+
+
 async def detect(front: Front, request: CommandRequest) -> CommandReport:
     folder, where = actions.target(front.folders, request.args)
     return actions.detect(folder, where)
@@ -453,6 +476,16 @@ COMMANDS: tuple[Command, ...] = (
         " is none or the file changed since): call it before editing a function, then run_tests with those tests."
         " Returns {file, line, tests, granularity (test where the tool can tell, else file or package), covered,"
         " executable, source, note?}.",
+    ),
+    Command(
+        "lintel.discoverTests",
+        "list_tests",
+        Arguments(("path", "file", "language")),
+        discover_tests,
+        "The tests of the workspace (or under `path`, or in `file`) without running them: pytest's, go test's,"
+        " cargo test's and the JS runners' tests as their sources declare them (refined by `pytest --collect-only`"
+        " where the workspace is trusted). Returns {tests: [{id, label, kind (file, suite or test), file, line,"
+        " column, endLine, endColumn, parent?, language}]}; each `id` is what run_tests {tests} accepts.",
     ),
     Command(
         "lintel.detect",

@@ -1,10 +1,11 @@
-"""The tests of a workspace's projects without running them (docs/editors.md, Tests in the editor): each language's
-static finder (`LanguageSpec.tests.discover`) over the project's files, remembered per file by its (mtime, size)
-in a `TestIndex` the caller owns, refined where the workspace is trusted by what the runner itself lists
-(`tests.collect`: its ids are the authority for which tests a file it listed holds, the sources for where)."""
+"""The tests of a workspace's projects without running them: each language's static finder
+(`LanguageSpec.tests.discover`) over the project's files, remembered per file by its (mtime, size) in a `TestIndex`
+the caller owns, refined where the workspace is trusted by what the runner itself lists (`tests.collect`: its ids
+are the authority for which tests a file it listed holds, the sources for where)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import logging
@@ -37,7 +38,7 @@ _Key = tuple[str, Path]  # (language, project root)
 @dataclass
 class _Collection:
     stamp: str  # of the project's files when it ran
-    tests: list[Collected]
+    tests: list[Collected] | None  # None: it could not run, or printed nothing readable (not tried again until then)
 
 
 @dataclass
@@ -52,6 +53,8 @@ class TestIndex:
     # Each project's root files (its configuration) when its records were made: a change forgets them.
     roots: dict[_Key, tuple[tuple[str, int, int], ...]] = field(default_factory=dict)
     parsed: int = 0  # files parsed (not answered from the index), for tests of the cache
+    # One collection of a project at a time: a second request waits for the first's answer instead of another run.
+    locks: dict[_Key, asyncio.Lock] = field(default_factory=dict)
 
     def forget(self, key: _Key) -> None:
         self.files = {k: v for k, v in self.files.items() if (k[0], k[1]) != key}
@@ -157,7 +160,7 @@ def file_tests(
     else:
         found = _safe_discover(project, [file], {})
     collection = index.collections.get(_key(project)) if index is not None else None
-    return refine(found, collection.tests) if collection is not None else found
+    return refine(found, collection.tests) if collection is not None and collection.tests is not None else found
 
 
 def project_files(project: Project, under: Path, others: Iterable[Path]) -> list[Path]:
@@ -249,10 +252,19 @@ async def _collect(
     """The runner's listing of the project (the test command, the user's override applied, with the collector's
     arguments); the last one again while no file changed. None when it could not run or said nothing readable."""
     key = _key(project)
-    stamp = _files_stamp(files)
-    known = index.collections.get(key)
-    if known is not None and known.stamp == stamp:
-        return known.tests
+    async with index.locks.setdefault(key, asyncio.Lock()):
+        stamp = _files_stamp(files)
+        known = index.collections.get(key)
+        if known is not None and known.stamp == stamp:
+            return known.tests
+        tests = await _run_collector(project, collector, workspace, config)
+        index.collections[key] = _Collection(stamp, tests)
+        return tests
+
+
+async def _run_collector(
+    project: Project, collector: TestCollector, workspace: Path, config: LintelConfig
+) -> list[Collected] | None:
     try:
         spec = base_spec(project, config, "lintel.discoverTests")
     except NotSupported:
@@ -272,8 +284,6 @@ async def _collect(
     tests = collector.read(project, result.stdout)
     if tests is None:
         log.info("%s test collection printed nothing lintel reads (exit %s)", project.language, result.exit_code)
-        return None
-    index.collections[key] = _Collection(stamp, tests)
     return tests
 
 

@@ -50,6 +50,8 @@ RUN_SCRIPT = "lintel.runScript"
 RUN_FAILING_TESTS = "lintel.runFailingTests"
 COVERAGE = "lintel.coverage"
 TESTS_COVERING = "lintel.testsCovering"
+# The tests the sources declare, without running them (lintel.engine.testdiscovery): the editor's test tree and lenses.
+DISCOVER_TESTS = "lintel.discoverTests"
 # codeactions.py: the action that opens a rule's documentation runs this, with the page's address.
 OPEN_DOCUMENTATION = "lintel.openDocumentation"
 # The linters' own fixes over a file, a folder or a project (lintel.engine.fixrun), as `lintel check --fix`.
@@ -71,6 +73,7 @@ COMMANDS = (
     RUN_FAILING_TESTS,
     COVERAGE,
     TESTS_COVERING,
+    DISCOVER_TESTS,
     OPEN_DOCUMENTATION,
     FIX_ALL,
     DIAGNOSTICS,

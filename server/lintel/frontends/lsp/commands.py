@@ -1,5 +1,6 @@
 """`workspace/executeCommand`: lintel's commands (lintel.engine.commandtable: runTests, typecheck, lint, format,
-lastTestFailures, detect, validate, runScript, runFailingTests, coverage, testsCovering, fixAll, restartServers) run
+lastTestFailures, detect, validate, runScript, runFailingTests, coverage, testsCovering, discoverTests, fixAll,
+restartServers) run
 for the editor, with work-done progress and their results published as diagnostics.
 
 Each takes zero arguments or one object `{language?, path?, timeout?}` and returns its report's JSON (a RunResult
@@ -26,6 +27,7 @@ from lintel.engine.checks import RunResult
 from lintel.engine.commandtable import LSP_COMMANDS, Command, CommandRequest, OnStart
 from lintel.engine.coverage import CoverageStore
 from lintel.engine.editcheck import OpenDocument, Servers
+from lintel.engine.testdiscovery import TestIndex
 from lintel.engine.validators import ValidateResult
 from lintel.frontends.lsp import session
 from lintel.frontends.lsp.advertised import COMMANDS
@@ -128,6 +130,10 @@ class EditorCall:
     @property
     def coverage(self) -> CoverageStore:
         return self.commands.coverage_store
+
+    @property
+    def tests(self) -> TestIndex:
+        return self.commands.server.session.tests
 
     @property
     def fixes_need_a_target(self) -> bool:

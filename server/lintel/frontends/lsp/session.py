@@ -17,6 +17,7 @@ from lintel.frontends.lsp.watched import FileWatch
 if TYPE_CHECKING:
     from lintel.engine.checks import RunResult
     from lintel.engine.config import ConfigProblem, LintelConfig
+    from lintel.engine.testdiscovery import TestIndex
     from lintel.languages import Project, Registry
 
 log = logging.getLogger(__name__)
@@ -104,11 +105,22 @@ class Session:
     store: DiagnosticsStore = field(default_factory=DiagnosticsStore)
     scheduler: Scheduler = field(default_factory=Scheduler)
     watch: FileWatch = field(default_factory=FileWatch)
+    _tests: TestIndex | None = field(default=None, init=False, repr=False)
 
     # path -> (the folders then, the answer): folder_for's answers since the path's document was opened.
     _folder_of: dict[Path, tuple[tuple[Folder, ...], Folder | None]] = field(
         default_factory=dict, init=False, repr=False
     )
+
+    @property
+    def tests(self) -> TestIndex:
+        """The tests found in the folders (each file's by its stamp, each project's last collection): discoverTests
+        and the test lenses answer from it. Made on first use: the engine loads after `initialize` is answered."""
+        if self._tests is None:
+            from lintel.engine.testdiscovery import TestIndex
+
+            self._tests = TestIndex()
+        return self._tests
 
     def folder_for(self, path: Path) -> Folder | None:
         """The innermost workspace folder that holds `path` (after symlinks). The answer stands while the folders

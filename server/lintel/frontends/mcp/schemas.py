@@ -140,6 +140,22 @@ COVERING = _object(
     {"note": _STR, "measuredAt": _STR, "ranCoverage": _BOOL, "refinedRuns": _INT},
 )
 
+_FOUND_TEST = _object(
+    {
+        "id": _STR,
+        "label": _STR,
+        "kind": {"enum": ["file", "suite", "test"]},
+        "file": _STR,
+        "line": _INT,
+        "column": _INT,
+        "endLine": _INT,
+        "endColumn": _INT,
+        "language": _STR,
+    },
+    {"parent": _STR},
+)
+TESTS = _object({"tests": {"type": "array", "items": _FOUND_TEST}}, {"testsTotal": _INT, "testsOmitted": _INT})
+
 _CHECK_ENTRY = _object(
     {
         "tool": _STR,
@@ -201,6 +217,7 @@ BY_TOOL: dict[str, Schema] = {
     "run_script": RUN_RESULT,
     "last_test_failures": LAST_TEST_RUN,
     "tests_covering": COVERING,
+    "list_tests": TESTS,
     "detect": DETECT,
     "diagnostics": DIAGNOSTICS,
     "apply_fixes": FIXES,

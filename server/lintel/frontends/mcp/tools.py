@@ -39,6 +39,8 @@ from lintel.engine.detect_report import DetectReport
 from lintel.engine.editcheck import EditCheck, OpenDocument
 from lintel.engine.fixrun import FixOutcome
 from lintel.engine.settled import partial_head
+from lintel.engine.testdiscovery import TestIndex
+from lintel.engine.testlist import TestList
 from lintel.engine.validators import ValidateResult
 from lintel.frontends.mcp.schemas import Schema, carries_issues, output_schema
 from lintel.frontends.mcp.workspace import Host
@@ -142,6 +144,10 @@ class AgentCall:
         return self.host.coverage
 
     @property
+    def tests(self) -> TestIndex:
+        return self.host.tests
+
+    @property
     def fixes_need_a_target(self) -> bool:
         return False  # apply_fixes without `file` or `path` fixes the workspace's project
 
@@ -197,6 +203,8 @@ def _answer(report: CommandReport, budget: Budget) -> Answer:
         return Answer(report.to_json(), edit_summary(report, budget))
     if isinstance(report, FixOutcome):
         return Answer(report.to_json(), fixes_summary(report, budget))
+    if isinstance(report, TestList):
+        return Answer(report.agent_json(), report.summary())
     if isinstance(report, (Validation, Restarted)):  # editor commands: no tool answers them
         return Answer({"result": report.to_json()}, json.dumps(report.to_json()))
     raise AssertionError(f"no answer for {report!r}")

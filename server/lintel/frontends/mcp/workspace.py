@@ -13,6 +13,7 @@ from lintel.engine.checks import RunResult
 from lintel.engine.config import LintelConfig, load_config
 from lintel.engine.coverage import CoverageStore
 from lintel.engine.registry import registry_for
+from lintel.engine.testdiscovery import TestIndex
 from lintel.languages import Registry
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,8 @@ class Host:
     trusted: bool = True
     # The last coverage index of each project, for tests_covering (kept on disk too: lintel.engine.coverage.store).
     coverage: CoverageStore = field(default_factory=CoverageStore)
+    # The tests found so far, for list_tests (each file's by its stamp, each project's last collection).
+    tests: TestIndex = field(default_factory=TestIndex)
     # The child language servers (navigation, a proposed text's diagnostics); set by serve.build.
     servers: ServerDiagnostics | None = None
 
