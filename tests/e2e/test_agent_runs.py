@@ -102,7 +102,8 @@ async def test_run_tests_runs_only_the_subset_and_run_failing_tests_reruns_its_f
     assert recorded["failures"] == result["failures"]
     [failure] = result["failures"]
     diagnostics = await editor.wait_for_diagnostics(editor.uri(failure["file"]), lambda ds: len(ds) > 0)
-    assert [d.range.start.line + 1 for d in diagnostics if d.source == result["issues"][0]["source"]] == [
+    runner = result["issues"][0]["source"]
+    assert [d.range.start.line + 1 for d in diagnostics if (d.source, d.code) == ("lintel-test", runner)] == [
         failure["line"]
     ]
 

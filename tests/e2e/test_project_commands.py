@@ -75,7 +75,8 @@ async def test_run_tests_reports_the_failing_test(start: Start, language: str, b
     for issue in expected:
         [diagnostic] = published[issue["file"]]
         assert diagnostic.range.start.line == issue["line"] - 1
-        assert diagnostic.source == issue["source"]  # the runner: pytest, node --test, go test, cargo test
+        assert diagnostic.source == "lintel-test"
+        assert diagnostic.code == issue["source"]  # the runner: pytest, node --test, go test, cargo test
         assert diagnostic.severity == types.DiagnosticSeverity.Error
 
 

@@ -92,7 +92,7 @@ async def test_a_lens_runs_its_test_and_shows_the_outcome(start: Start) -> None:
     assert titled(found, failing_line) == ["▶ Run test"]
     [run_file] = [lens.command for lens in found if lens.command is not None and lens.command.title == "▶ Run file"]
     assert run_file.command == "lintel.runTests"
-    assert run_file.arguments == [{"path": MODELS}]
+    assert list(run_file.arguments or ()) == [{"path": MODELS}]
     await until(
         lambda: asyncio.sleep(0, editor.client.tests_changed),
         lambda told: any(t.uri == uri for t in told),

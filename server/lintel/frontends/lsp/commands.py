@@ -83,7 +83,7 @@ class Commands:
         self.coverage_store = CoverageStore()
         self.handlers: dict[str, Command] = dict(LSP_COMMANDS)
         # A test run's outcomes and failures, published by testresults.py (the test lenses show them).
-        self.tests: TestPublisher | None = None
+        self.test_runs: TestPublisher | None = None
         # Commands whose arguments are not the `{language?, path?, …}` object (codeactions.py adds its own).
         self.own_arguments: dict[str, Callable[[types.ExecuteCommandParams], Awaitable[Any]]] = {}
 
@@ -149,9 +149,9 @@ class EditorCall:
 
     def publish(self, folder: Folder, result: RunResult, channel: str, scope: Path | Sequence[Path]) -> None:
         # The folders are the session's (self.folders): the engine hands one of them back.
-        tests = self.commands.tests
-        if channel == "test" and tests is not None:
-            tests.publish(cast(session.Folder, folder), result, scope, self.params.command, self.params.arguments)
+        runs = self.commands.test_runs
+        if channel == "test" and runs is not None:
+            runs.publish(cast(session.Folder, folder), result, scope, self.params.command, self.params.arguments)
             return
         self.commands.diagnostics.publish_run(cast(session.Folder, folder), result, channel, scope)
 

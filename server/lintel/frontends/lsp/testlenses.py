@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
+from lintel.core.positions import lines_of
 from lintel.core.testitems import FoundTest
+from lintel.engine.testdiscovery import file_lines, file_tests, test_record
 from lintel.frontends.lsp.advertised import RUN_TESTS, TESTS_CHANGED
 from lintel.frontends.lsp.commands import invalid
 from lintel.frontends.lsp.diagnostics import line_reader
-from lintel.frontends.lsp.session import Folder
 from lintel.frontends.lsp.shared import uri_path
 from lintel.frontends.lsp.testresults import (
     Locate,
@@ -48,9 +49,6 @@ RUNNER_COMMANDS = frozenset(
         "rust-analyzer.debugSingle",  # its "⚙︎ Debug"
     }
 )
-
-# A test's record as lintel.discoverTests answers it (lintel.engine.testdiscovery.test_record).
-Record = Callable[[FoundTest, Folder, Callable[[int], "str | None"]], dict[str, Any]]
 
 
 class ChildLenses(Protocol):
@@ -121,13 +119,11 @@ class TestLenses:
         publisher: TestPublisher,
         locate: Locate,
         children: ChildLenses | None,
-        record: Record | None = None,
     ) -> None:
         self.server = server
         self.publisher = publisher
         self.locate = locate
         self.children = children
-        self.record = record
         self._told: dict[str, list[dict[str, Any]]] = {}  # by uri: the records last sent in lintel/testsChanged
 
     # -- textDocument/codeLens -----------------------------------------------------------------------------
@@ -195,16 +191,14 @@ class TestLenses:
 
     def tests_changed(self, uri: str) -> None:
         """`lintel/testsChanged` when the document's tests differ from those last told (none at first)."""
-        if self.record is None:
-            return
         located = self.locate(uri)
         if located is None:
             return
-        folder, _, path = located
+        folder, project, path = located
         tests = self._tests(uri)
         document = self.server.workspace.text_documents.get(uri)
-        read = line_reader(document, path)
-        records = [self.record(t, folder, read) for t in tests]
+        lines = lines_of(document.source) if document is not None else file_lines(path)
+        records = [test_record(t, folder.root, lines, project) for t in tests]
         if records == self._told.get(uri, []):
             return
         self._told[uri] = records
@@ -244,35 +238,15 @@ def setup(
     children: ChildLenses | None = None,
 ) -> TestLenses:
     """The lenses, and the publisher of test runs they read (commands.py hands it each run of the test channel)."""
-    publisher = TestPublisher(server, diagnostics, TestResults(), file_tests, documents.locate)
-    commands.tests = publisher
-    return TestLenses(server, publisher, documents.locate, children, record=test_record)
+
+    def tests_of(project: Project, file: Path, text: str | None) -> list[FoundTest]:
+        return file_tests(project, file, text, index=server.session.tests)
+
+    publisher = TestPublisher(server, diagnostics, TestResults(), tests_of, documents.locate)
+    commands.test_runs = publisher
+    return TestLenses(server, publisher, documents.locate, children)
 
 
 def handlers(lenses: TestLenses) -> dict[str, Callable[..., Any]]:
     """The code lens routes (advertised.ROUTES)."""
     return {types.TEXT_DOCUMENT_CODE_LENS: lenses.code_lens, types.CODE_LENS_RESOLVE: lenses.resolve}
-
-
-# -- until lintel.engine.testdiscovery lands (TEMPORARY) ---------------------------------------------------------
-
-
-def file_tests(project: Project, file: Path, text: str | None) -> list[FoundTest]:
-    tests = project.spec.tests
-    if tests is None or tests.discover is None:
-        return []
-    return tests.discover(project, [file], {file: text} if text is not None else {})
-
-
-def test_record(test: FoundTest, folder: Folder, read: Callable[[int], str | None]) -> dict[str, Any]:
-    encoding = "utf-16"
-    return {
-        "id": test.id,
-        "label": test.label,
-        "kind": test.kind,
-        "file": relative(test.file, folder.root),
-        "uri": test.file.as_uri(),
-        "line": test.line,
-        "parent": test.parent,
-        "encoding": encoding,
-    }
