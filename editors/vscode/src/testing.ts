@@ -9,7 +9,16 @@ import { renderResult, resolveFile, type RunResult, type TestFailure } from './l
 import { DEBUG_EXTENSIONS, debugConfiguration } from './lib/testDebug';
 import { comparison } from './lib/testMessages';
 import { planOutcome } from './lib/testOutcomes';
-import { buildTree, byFile, filePath, planRuns, type TestNode, type TestRecord, testsUnder } from './lib/testTree';
+import {
+  buildTree,
+  byFile,
+  filePath,
+  planProjects,
+  planRuns,
+  type TestNode,
+  type TestRecord,
+  testsUnder,
+} from './lib/testTree';
 
 export const DISCOVER_TESTS = 'lintel.discoverTests';
 export const RUN_TESTS = 'lintel.runTests';
@@ -141,7 +150,9 @@ export class LintelTests implements vscode.Disposable {
 
   private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     const run = this.controller.createTestRun(request);
-    const plans = planRuns(this.requested(request));
+    const requested = this.requested(request);
+    const everything = request.include === undefined && (request.exclude ?? []).length === 0;
+    const plans = everything ? planProjects(requested, (record) => this.projectRoot(record)) : planRuns(requested);
     const itemOf = (node: TestNode): vscode.TestItem | undefined => this.items.get(node.key);
     const testsOf = (nodes: TestNode[]): vscode.TestItem[] => [
       ...new Set(nodes.flatMap(testsUnder).flatMap((n) => itemOf(n) ?? [])),
@@ -208,6 +219,12 @@ export class LintelTests implements vscode.Disposable {
     return message;
   }
 
+  /** A record's project root on disk (`project` is relative to the workspace folder holding its file). */
+  private projectRoot(record: TestRecord): string {
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(record.uri));
+    return folder ? path.join(folder.uri.fsPath, record.project) : path.dirname(filePath(record));
+  }
+
   /** A Debug profile per language whose debug adapter is installed (tagged: offered on that language's tests only). */
   private offerDebug(): void {
     for (const [language, extensions] of Object.entries(DEBUG_EXTENSIONS)) {
@@ -235,7 +252,7 @@ export class LintelTests implements vscode.Disposable {
       if (folder === undefined) {
         continue;
       }
-      const projectRoot = path.join(folder.uri.fsPath, record.project);
+      const projectRoot = this.projectRoot(record);
       const dependencies = record.language === 'node' ? packageDependencies(projectRoot) : undefined;
       const configuration = debugConfiguration({ record, projectRoot, dependencies });
       if (configuration === undefined) {

@@ -5,7 +5,7 @@ import { type RunResult } from '../src/lib/results';
 import { debugConfiguration, goRunPattern, nodeRunnerArgs } from '../src/lib/testDebug';
 import { comparison } from '../src/lib/testMessages';
 import { failureOf, planOutcome } from '../src/lib/testOutcomes';
-import { buildTree, byFile, planRuns, type TestNode, type TestRecord } from '../src/lib/testTree';
+import { buildTree, byFile, planProjects, planRuns, type TestNode, type TestRecord } from '../src/lib/testTree';
 
 const RANGE = { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } };
 
@@ -129,6 +129,24 @@ describe('planRuns', () => {
       [
         { language: 'python', path: `/w/${MODELS}` },
         { language: 'python', path: '/w/api/tests/test_x.py', tests: ['tests/test_x.py::test_y'] },
+      ],
+    );
+  });
+});
+
+describe('planProjects', () => {
+  it('runs each project whole, once, whatever number of files it has', () => {
+    const other = record('tests/test_x.py', 'file', undefined, {
+      uri: 'file:///w/api/tests/test_x.py',
+      project: 'api',
+    });
+    const roots = buildTree([...RECORDS, other]);
+    const plans = planProjects(roots, (r) => `/w/${r.project}`);
+    assert.deepEqual(
+      plans.map((p) => [p.args, p.nodes.length]),
+      [
+        [{ language: 'python', path: '/w/.' }, 2],
+        [{ language: 'python', path: '/w/api' }, 1],
       ],
     );
   });

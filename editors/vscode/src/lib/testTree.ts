@@ -123,6 +123,25 @@ export function planRuns(requested: readonly TestNode[]): RunPlan[] {
   return plans;
 }
 
+/**
+ * The runTests calls of "run everything": the whole suite of each project the nodes are in (`{path: <its root>}`, one
+ * runner process for all its files rather than one per file). `rootOf` gives a record's project root on disk.
+ */
+export function planProjects(nodes: readonly TestNode[], rootOf: (record: TestRecord) => string): RunPlan[] {
+  const grouped = new Map<string, RunPlan>();
+  for (const node of nodes) {
+    const { record } = node;
+    const project = `${record.language}\u0000${projectOf(record)}`;
+    const plan = grouped.get(project);
+    if (plan === undefined) {
+      grouped.set(project, { args: { language: record.language, path: rootOf(record) }, nodes: [node] });
+    } else {
+      plan.nodes.push(node);
+    }
+  }
+  return [...grouped.values()];
+}
+
 /** The project a record belongs to, as one string: its workspace folder (from the URI and `file`) and `project`. */
 function projectOf(record: TestRecord): string {
   const uri = record.uri;
