@@ -22,8 +22,8 @@ from tests.helpers import copy_workspace, run_tool
 PYTEST = ["pytest", "--collect-only", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
 
 
-def found(root: Path, *, trusted: bool = False) -> list[FoundTest]:
-    projects = discover(root, LANGUAGES).projects
+def found(root: Path, *, trusted: bool = False, language: str | None = None) -> list[FoundTest]:
+    projects = [p for p in discover(root, LANGUAGES).projects if language in (None, p.language)]
     return asyncio.run(
         discover_tests(root, projects, path=None, trusted=trusted, config=LintelConfig(), index=TestIndex())
     )
@@ -133,6 +133,27 @@ def test_a_python_failure_is_named_as_its_discovered_test(tmp_path: Path) -> Non
     assert {f.name for f in result.failures} <= test_ids(found(root))
 
 
+@pytest.mark.tool("pytest")
+def test_a_nested_projects_failures_are_named_from_its_root(tmp_path: Path) -> None:
+    """A project below the workspace root: pytest's node ids (and the discovered ids) start at the project's root,
+    even where the workspace's own project has a file of the same relative name."""
+    root = tmp_path / "ws"
+    for folder, body in (
+        (root, "def test_fine():\n    pass\n"),
+        (root / "pkg", "def test_bad():\n    assert 1 == 2\n"),
+    ):
+        (folder / "tests").mkdir(parents=True)
+        (folder / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
+        (folder / "tests" / "test_x.py").write_text(body, encoding="utf-8")
+    nested = next(p for p in discover(root, LANGUAGES).projects if p.root.name == "pkg")
+    result = asyncio.run(run_tests(nested, None, workspace=root, config=LintelConfig()))
+    assert [(f.name, f.file) for f in result.failures] == [("tests/test_x.py::test_bad", "pkg/tests/test_x.py")]
+    ids = test_ids(asyncio.run(discover_tests(root, [nested], path=None, trusted=False, config=LintelConfig())))
+    assert ids == {"tests/test_x.py::test_bad"}
+    rerun = asyncio.run(run_tests(nested, ["tests/test_x.py::test_bad"], workspace=root, config=LintelConfig()))
+    assert [f.name for f in rerun.failures] == ["tests/test_x.py::test_bad"]
+
+
 # -- go --------------------------------------------------------------------------------------------------------
 
 
@@ -154,13 +175,20 @@ def go_listed(module: Path) -> set[str]:
 
 @pytest.mark.tool("go")
 @pytest.mark.parametrize(
-    ("workspace", "modules"), [("go", ["."]), ("go-many", ["."]), ("mono-gowork", ["api", "worker"])]
+    ("workspace", "modules"),
+    [
+        ("go", ["."]),
+        ("go-many", ["."]),
+        ("mono-gowork", ["api", "worker"]),
+        ("mono-services", ["api"]),
+        ("polyglot", ["."]),
+    ],
 )
 def test_go_fixture_ids_are_go_tests_own(tmp_path: Path, workspace: str, modules: list[str]) -> None:
     root = copy_workspace(workspace, tmp_path / workspace)
     expected = set().union(*(go_listed(root / module) for module in modules))
     assert expected
-    assert test_ids(found(root)) == expected
+    assert test_ids(found(root, language="go")) == expected
 
 
 SUBTESTS = """

@@ -309,3 +309,9 @@ def test_classes_imported_or_inherited_from_the_projects_modules(tmp_path: Path)
     assert (imported.file, imported.line, imported.end_line) == (file, 1, 1)
     inherited = records["tests/test_child.py::TestChild::test_mixed"]
     assert (inherited.line, inherited.end_line) == (6, 8)
+
+
+def test_a_python_files_pattern_with_a_folder_matches_the_paths_end(tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text("[pytest]\npython_files = checks/*.py\n", encoding="utf-8")
+    files = [write(tmp_path, f, "def test_x():\n    pass\n") for f in ("a/checks/one.py", "checks/two.py", "three.py")]
+    assert [r.id for r in found(tmp_path, *files) if r.kind == "file"] == ["a/checks/one.py", "checks/two.py"]

@@ -382,7 +382,12 @@ def _utf16(lines: Sequence[str], line: int, column: int) -> dict[str, int]:
     return {"line": max(line - 1, 0), "character": convert_column(text, column - 1, "utf-32", "utf-16")}
 
 
-def test_record(test: FoundTest, root: Path, lines: Sequence[str], project: Project | None) -> dict[str, Any]:
+def test_record(
+    test: FoundTest,
+    root: Path,
+    lines: Sequence[str],
+    project: Project | None = None,  # noqa: PT028 - not a test: the record of one (the rule reads the name)
+) -> dict[str, Any]:
     """lintel.discoverTests' record of a test: `file` relative to the workspace folder `root`, an LSP range
     (0-based, UTF-16 columns from the file's `lines`), the project's root relative to `root` and its language."""
     record: dict[str, Any] = {

@@ -9,6 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from lintel.core.issues import Issue, ParseContext, ParseResult, TestFailure, make_issue
 from lintel.languages.parsers.base import ToolOutput
@@ -98,10 +99,13 @@ def _junit_failure(
     def_line = _int_or_none(case.get("line"))
     fallback_line = def_line + 1 if def_line is not None else None  # xunit1 writes pytest's 0-based line
 
+    # Named as pytest names it (its node id, relative to the project root where it ran), as lintel.discoverTests
+    # names it too; `file` stays relative to the workspace, as every record's does.
+    node_file = _node_path(test_file, ctx) if test_file is not None else None
     if collection:
-        test_id = test_file or name
-    elif test_file is not None:
-        test_id = "::".join([test_file, *_class_path(classname, test_file), name])
+        test_id = node_file or name
+    elif node_file is not None:
+        test_id = "::".join([node_file, *_class_path(classname, node_file), name])
     else:
         test_id = f"{classname}::{name}"
 
@@ -145,6 +149,15 @@ def _in_project(file: str) -> bool:
     kept there (`.venv/lib/python3.11/site-packages/_pytest/...`: pytest's own frames under every failure it
     raises itself, such as a PytestUnraisableExceptionWarning turned into an error)."""
     return not (file.startswith("/") or _DRIVE.match(file) or _ENVIRONMENT.search(file))
+
+
+def _node_path(test_file: str, ctx: ParseContext) -> str:
+    """A test file (relative to the workspace) as pytest's node ids name it: relative to the folder it ran in."""
+    full = PurePosixPath(ctx.root.replace("\\", "/")) / test_file
+    try:
+        return full.relative_to(PurePosixPath(ctx.cwd.replace("\\", "/"))).as_posix()
+    except ValueError:
+        return test_file
 
 
 def _dotted(file: str) -> str:

@@ -37,7 +37,11 @@ class PytestNames:
         rel = relative_posix(file, root)
         if self.testpaths and not any(_under(rel, top) for top in self.testpaths):
             return False
-        return any(fnmatch.fnmatch(file.name if "/" not in p else rel, p) for p in self.files)
+        # As pytest's fnmatch_ex: a pattern without a `/` matches the name; one with, the path's end.
+        return any(
+            fnmatch.fnmatch(file.name, p) if "/" not in p else fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, f"*/{p}")
+            for p in self.files
+        )
 
 
 def relative_posix(file: Path, root: Path) -> str:

@@ -63,13 +63,23 @@ def node_id_for(ref: TestRef, project: Project, workspace: Path) -> tuple[str, P
         path = _at_line(ref, project)
         return "::".join([relative(project, ref.file), *path]), ref.file
     file_part, sep, rest = ref.name.partition("::")
-    file = resolve_file(file_part, project, workspace)
+    # A node id names its file from the project root (where pytest runs), before the workspace's.
+    file = _in_project(file_part, project) or resolve_file(file_part, project, workspace)
     if file is None or not sep:
         raise no_test(ref, project, "a pytest test is named `file::test` or `file::Class::test`, a file or `file:line`")
     parts = _parts(rest)
     if not ref.recorded:
         _check_defined(ref, file, project, parts)
     return "::".join([relative(project, file), *parts]), file
+
+
+def _in_project(file_part: str, project: Project) -> Path | None:
+    root = project.root.resolve()
+    try:
+        candidate = (root / file_part).resolve()
+        return candidate if candidate.is_relative_to(root) and candidate.is_file() else None
+    except (OSError, ValueError):
+        return None
 
 
 def _parts(rest: str) -> list[str]:
