@@ -426,8 +426,8 @@ class Pair:
         """Both answers, asked until both are `ready` and the same in the compared form (a child may still be
         loading its workspace, on either side); an AssertionError naming both when they never are. The raw answers
         are returned. `unordered`: a list (or a WorkspaceEdit's documentChanges) whose order means nothing
-        (rust-analyzer's incoming calls, its edits of a file rename). `compared`: the parts of both answers that must
-        agree, where lintel adds its own (code lenses above tests)."""
+        (rust-analyzer's incoming calls, its edits of a file rename). `compared`: the parts of both (ready) answers that
+        must agree, where lintel adds its own (code lenses above tests); those parts are returned."""
 
         def form(side: Side, answer: Any) -> Any:
             found = Normal(side)(answer, side.uri(uri_of))
@@ -444,10 +444,10 @@ class Pair:
                     raise
                 mine = theirs = error
             else:
+                answered = ready(mine) and ready(theirs)  # the whole answers: lintel's own parts count
                 if compared is not None:
                     mine, theirs = compared(mine, theirs)
-                same = form(self.lintel, mine) == form(self.direct, theirs)
-                if ready(mine) and ready(theirs) and same:
+                if answered and form(self.lintel, mine) == form(self.direct, theirs):
                     return mine, theirs
             if time.monotonic() > deadline:
                 lintel_form, direct_form = form(self.lintel, mine), form(self.direct, theirs)

@@ -43,6 +43,12 @@ def published_keys(diagnostics: Sequence[types.Diagnostic]) -> Counter[tuple[int
     return Counter((d.range.start.line + 1, d.code, d.source) for d in diagnostics)
 
 
+def as_test_diagnostic(issue: dict[str, Any]) -> dict[str, Any]:
+    """A test run's issue as the editor shows it: source `lintel-test`, the runner (and its rule) in `code`."""
+    runner = issue["source"]
+    return {**issue, "source": "lintel-test", "rule": f"{runner}:{issue['rule']}" if issue.get("rule") else runner}
+
+
 def keys_are(want: Counter[tuple[int, Any, Any]]) -> Predicate:
     return lambda diagnostics: published_keys(diagnostics) == want
 
@@ -71,7 +77,7 @@ async def test_run_tests_reports_the_failing_test(start: Start, language: str, b
     assert result["output"].splitlines()[-1] == f"exit: {result['exitCode']}"
     failures = {(f.get("file"), f.get("line")) for f in result["failures"]}
     assert failures == {(i["file"], i["line"]) for i in expected}
-    published = await wait_for_files(editor, by_file(expected))
+    published = await wait_for_files(editor, by_file([as_test_diagnostic(i) for i in expected]))
     for issue in expected:
         [diagnostic] = published[issue["file"]]
         assert diagnostic.range.start.line == issue["line"] - 1

@@ -144,6 +144,15 @@ async def test_run_file_marks_every_test(start: Start) -> None:
     assert titled(after, line_of(path, "def test_restock_adds_units"))[2] == "✓ passed"
     assert titled(after, line_of(path, "def test_total_value_counts_quantity"))[1].startswith("✗ failed: ")
 
+    # Fixed, and the failures rerun: that test passed, the other keeps the file run's outcome.
+    editor.save(uri, path.read_text(encoding="utf-8").replace("expected = 2.5", "expected = 0.75"))
+    rerun = await editor.execute("lintel.runFailingTests")
+    assert rerun["ok"] is True
+    await editor.wait_for_diagnostics(uri, lambda ds: not failures_shown(editor, uri))
+    fixed = await lenses(editor, uri)
+    assert titled(fixed, line_of(path, "def test_restock_adds_units"))[2] == "✓ passed"
+    assert titled(fixed, line_of(path, "def test_total_value_counts_quantity"))[1].startswith("✓ passed")
+
 
 # A test runner that never finishes: records its pid and its child's, so the test can check both are gone.
 HANGING_RUNNER = """\

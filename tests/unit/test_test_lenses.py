@@ -129,11 +129,14 @@ def test_a_timed_out_run_marks_nothing_passed() -> None:
     assert outcome(results, OTHER) == Outcome("passed")
 
 
-def test_failed_ids_are_the_latest_failures() -> None:
+def test_what_a_rerun_of_failures_reruns_is_the_last_runs_failures_there() -> None:
     results = TestResults()
     results.record(ROOT, result(TestFailure(ALONE.id, "x"), TestFailure(OTHER.id, "y")), [FILE], None)
-    assert results.failed_ids(ROOT) == {ALONE.id, OTHER.id}
-    assert results.failed_ids(Path("/elsewhere")) == frozenset()
+    assert results.failed_before(ROOT, [FILE]) == {ALONE.id, OTHER.id}
+    results.record(ROOT, result(TestFailure(OTHER.id, "y")), [FILE], frozenset({OTHER.id}))
+    assert results.failed_before(ROOT, [FILE]) == {OTHER.id}  # ALONE's failure is older: not rerun
+    assert results.failed_before(ROOT, [ROOT / "tests" / "test_y.py"]) == frozenset()
+    assert results.failed_before(Path("/elsewhere"), [FILE]) == frozenset()
 
 
 def test_names_of_a_tests_cases() -> None:

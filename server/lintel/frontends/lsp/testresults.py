@@ -62,11 +62,13 @@ class _Run:
     completed: bool
     duration_ms: int
 
-    def covers(self, test: FoundTest, ancestors: Sequence[str]) -> bool:
+    def holds(self, file: Path) -> bool:
         if isinstance(self.scope, tuple):
-            if test.file not in self.scope:
-                return False
-        elif test.file != self.scope and self.scope not in test.file.parents:
+            return file in self.scope
+        return file == self.scope or self.scope in file.parents
+
+    def covers(self, test: FoundTest, ancestors: Sequence[str]) -> bool:
+        if not self.holds(test.file):
             return False
         return self.ids is None or test.id in self.ids or any(a in self.ids for a in ancestors)
 
@@ -127,13 +129,14 @@ class TestResults:
         runs.insert(0, _Run(where, ids, failures, completed, result.duration_ms))
         del runs[MAX_RUNS:]
 
-    def failed_ids(self, folder_root: Path) -> frozenset[str]:
-        """The tests whose latest outcome is a failure (what runFailingTests reruns, as the editor saw it)."""
-        latest: dict[str, bool] = {}
+    def failed_before(self, folder_root: Path, files: Path | Sequence[Path]) -> frozenset[str]:
+        """What runFailingTests reruns, as this session saw it: the failures of the newest run that ran where the
+        rerun's `files` are (the project's last run)."""
+        wanted = [_resolved(f) for f in ([files] if isinstance(files, Path) else files)]
         for run in self._runs.get(_resolved(folder_root), ()):
-            for name in run.failures:
-                latest.setdefault(name, True)
-        return frozenset(latest)
+            if any(run.holds(f) for f in wanted):
+                return frozenset(run.failures)
+        return frozenset()
 
     def outcome(self, folder_root: Path, test: FoundTest, ancestors: Sequence[str]) -> Outcome | None:
         """The test's outcome in the newest run that covered it (a suite's: failed when a test in it failed); None
@@ -198,7 +201,7 @@ class TestPublisher:
     ) -> None:
         ids = asked_ids(arguments)
         if command == "lintel.runFailingTests":
-            ids = self.results.failed_ids(folder.root) | {f.name for f in result.failures}
+            ids = self.results.failed_before(folder.root, scope) | {f.name for f in result.failures}
         self.results.record(folder.root, result, scope, ids)
         tests = _FailedTests(self, folder, scope)
         placed = [*result.issues, *tests.unplaced_issues(result)]
