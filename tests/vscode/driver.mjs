@@ -270,6 +270,24 @@ async function clickVisible({ selector }) {
   return true;
 }
 
+/** The Testing view's rows (the view is opened if needed): text, accessible label (with the state), level. */
+async function testItems() {
+  const p = need();
+  const tree = p.locator('.test-explorer-tree');
+  if (!(await tree.isVisible())) {
+    await command({ title: 'Testing: Focus on Test Explorer View' });
+    await tree.waitFor({ timeout: STEP_MS });
+  }
+  return p.$$eval('.test-explorer-tree .monaco-list-row', (rows) =>
+    rows.map((row) => ({
+      text: (row.textContent ?? '').trim(),
+      aria: row.getAttribute('aria-label') ?? '',
+      level: Number(row.getAttribute('aria-level') ?? '0'),
+      expanded: row.getAttribute('aria-expanded'),
+    })),
+  );
+}
+
 async function screenshot({ file }) {
   await need().screenshot({ path: file });
   return file;
@@ -302,6 +320,7 @@ const OPS = {
   clickText,
   clickVisible,
   screenshot,
+  testItems,
   texts,
   blocked: async () => [...blocked],
 };

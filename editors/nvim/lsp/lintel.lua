@@ -14,6 +14,10 @@ return {
   -- Before 0.11.3 a flat list already meant "the nearest of these"; since then nesting says it.
   root_markers = vim.fn.has('nvim-0.11.3') == 1 and { project_markers, '.git' }
     or vim.list_extend(vim.deepcopy(project_markers), { '.git' }),
+  -- The server asks for lenses to be fetched again after a test run; a lens's run shows its result (lintel.tests).
+  capabilities = { workspace = { codeLens = { refreshSupport = true } } },
+  handlers = require('lintel.tests').handlers,
+  commands = require('lintel.tests').client_commands,
   on_init = function(client)
     require('lintel.declared').on_init(client)
   end,

@@ -46,6 +46,11 @@ export class Lintel implements vscode.Disposable {
   private readonly detections = new Map<string, Detection>();
   /** The user's lintel settings (no folder scope) as the server last had them, to tell when they changed. */
   private sent: string | undefined;
+  /** Server notifications handled outside this module, registered on every client started. */
+  private readonly notifications: [string, (params: unknown) => void][] = [];
+  private readonly started = new vscode.EventEmitter<void>();
+  /** Fires once a (re)started server runs and has answered `lintel.detect`. */
+  readonly onDidStart = this.started.event;
 
   constructor(
     context: vscode.ExtensionContext,
@@ -80,6 +85,27 @@ export class Lintel implements vscode.Disposable {
   async restart(why = 'Lintel: Restart Server'): Promise<void> {
     await this.launcher.start(why);
     await this.detect();
+    if (this.client?.state === State.Running) {
+      this.started.fire();
+    }
+  }
+
+  /** Handles a server notification (`lintel/testsChanged`) from this server and every later one. */
+  onNotification(method: string, handler: (params: unknown) => void): void {
+    this.notifications.push([method, handler]);
+    this.client?.onNotification(method, handler);
+  }
+
+  /**
+   * Sends one of lintel's commands without any UI of its own (the Test Explorer shows the run); cancelling `token`
+   * sends `$/cancelRequest`, which kills the run. Rejects when the server is not running or answers an error.
+   */
+  async request<T>(command: string, args: unknown, token?: vscode.CancellationToken): Promise<T> {
+    const client = this.client;
+    if (client?.state !== State.Running) {
+      throw new Error('the lintel server is not running');
+    }
+    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] }, token)) as T;
   }
 
   stop(): Promise<void> {
@@ -87,6 +113,7 @@ export class Lintel implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.started.dispose();
     void this.stop();
   }
 
@@ -268,6 +295,9 @@ export class Lintel implements vscode.Disposable {
       },
     };
     const client = new LanguageClient(SECTION, 'Lintel', serverOptions, clientOptions);
+    for (const [method, handler] of this.notifications) {
+      client.onNotification(method, handler);
+    }
     // vscode-languageclient types getFeature for other methods only; its ExecuteCommandFeature is there all the same.
     serverCommands.attach(client.getFeature(ExecuteCommandRequest.method as never) as unknown as CommandFeature);
     const runServerCommand = vscode.commands.registerCommand(RUN_SERVER_COMMAND, (command: string, args: unknown[]) =>

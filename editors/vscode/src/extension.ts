@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { Lintel } from './client';
 import { COMMANDS, registerCommands } from './commands';
 import { StatusBar } from './statusBar';
+import { LintelTests } from './testing';
 
 let lintel: Lintel | undefined;
 
@@ -20,6 +21,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     client,
     ...registerCommands(client, output),
+    new LintelTests(client, output),
     // Untrusted, the server runs no process; once trusted it must start over to run them.
     vscode.workspace.onDidGrantWorkspaceTrust(() => client.restart('the workspace is trusted now')),
     // Values are compared, whatever keys the event names (launcher.ts: code-server's first launch).

@@ -39,6 +39,8 @@ _Key = tuple[str, Path]  # (language, project root)
 class _Collection:
     stamp: str  # of the project's files when it ran
     tests: list[Collected] | None  # None: it could not run, or printed nothing readable (not tried again until then)
+    # Each file's stamp when it ran: a file edited since is shown from its source alone (file_tests).
+    files: dict[Path, Stamp | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -160,7 +162,9 @@ def file_tests(
     else:
         found = _safe_discover(project, [file], {})
     collection = index.collections.get(_key(project)) if index is not None else None
-    return refine(found, collection.tests) if collection is not None and collection.tests is not None else found
+    if collection is None or collection.tests is None or collection.files.get(file) != _stamp(file):
+        return found  # the runner listed the file as it was before (a test added since would go)
+    return refine(found, [item for item in collection.tests if item[1] == file])  # this file's items, no other's
 
 
 def project_files(project: Project, under: Path, others: Iterable[Path]) -> list[Path]:
@@ -258,7 +262,7 @@ async def _collect(
         if known is not None and known.stamp == stamp:
             return known.tests
         tests = await _run_collector(project, collector, workspace, config)
-        index.collections[key] = _Collection(stamp, tests)
+        index.collections[key] = _Collection(stamp, tests, {file: _stamp(file) for file in files})
         return tests
 
 

@@ -207,7 +207,10 @@ function M.execute(command, args, on_result)
     return done(nil, 'the server is not running (open a file of a lintel workspace)')
   end
   local arguments = (args and next(args)) and { args } or nil
-  client:exec_cmd({ title = command, command = command, arguments = arguments }, {}, function(err, result)
+  -- A request rather than client:exec_cmd, which would call the client's own handler of lintel.runTests (a code
+  -- lens's run, lintel.tests) instead of the server.
+  local params = { command = command, arguments = arguments }
+  client:request('workspace/executeCommand', params, function(err, result)
     if not err and on_result then
       on_result(result, client)
     end
