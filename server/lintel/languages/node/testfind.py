@@ -18,6 +18,7 @@ from lintel.core.errors import BadArgument
 from lintel.core.testitems import FoundTest, TestKind
 from lintel.languages.base import Project
 from lintel.languages.node.jsnames import SOURCES, scan_text
+from lintel.languages.node.testglobs import runner_matcher
 from lintel.languages.node.testselect import is_test_file, test_runner
 from lintel.languages.parsers.jstests import NAME_SEPARATOR
 from lintel.languages.testselect.base import relative
@@ -25,12 +26,17 @@ from lintel.languages.testselect.base import relative
 
 def discover(project: Project, files: Sequence[Path], texts: Mapping[Path, str]) -> list[FoundTest]:
     try:
-        mocha = test_runner(project).kind == "mocha"
+        runner = test_runner(project).kind
     except BadArgument:
         return []  # no runner lintel can narrow to a test: nothing it lists could be run by its id
+    mocha = runner == "mocha"
+    # The runner's own file patterns where its configuration lists them, else the usual test file names.
+    matches = runner_matcher(project, runner)
     found: list[FoundTest] = []
     for file in files:
-        if file.suffix in SOURCES and is_test_file(project, file):
+        if file.suffix not in SOURCES:
+            continue
+        if matches(relative(project, file)) if matches is not None else is_test_file(project, file):
             found.extend(file_tests(project, file, texts.get(file), mocha=mocha))
     return found
 
