@@ -17,6 +17,7 @@ from lintel.engine.actions import CommandArgs
 from lintel.engine.checks import RunResult
 from lintel.engine.config import LintelConfig
 from lintel.engine.detect import detect
+from lintel.engine.discover import discover
 from lintel.engine.scripts import script_command
 from lintel.engine.testruns import failing_selection, merge, path_selection, select_tests
 from lintel.languages import LANGUAGES, Project, Registry
@@ -523,3 +524,22 @@ def test_a_path_whose_tests_lintel_cannot_narrow_to_runs_the_whole_suite_and_say
     assert chosen.selection is None
     assert chosen.text.startswith("the whole suite of the node project at . (`path` test names tests, but ")
     assert "calls none of" in chosen.text
+
+
+def test_a_relative_file_that_both_the_workspace_and_a_nested_project_hold_is_the_projects(tmp_path: Path) -> None:
+    """Discovery names a nested project's test file from the project root (`tests/test_x.py`); a workspace-root
+    file of the same name belongs to another project, whose runner this project's cannot be."""
+    workspace = tmp_path / "ws"
+    (workspace / "sub").mkdir(parents=True)
+    (workspace / "package.json").write_text('{"name": "root", "scripts": {"test": "node --test"}}')
+    (workspace / "sub" / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    for root in (workspace, workspace / "sub"):
+        (root / "tests").mkdir()
+        (root / "tests" / "test_x.py").write_text("def test_one():\n    assert True\n")
+    (nested,) = [f.project for f in discover(workspace).found if f.project.language == "python"]
+    assert nested.root.resolve() == (workspace / "sub").resolve()
+    selection = select_tests(nested, ["tests/test_x.py"], workspace=workspace, config=LintelConfig())
+    assert selection.files == ((workspace / "sub" / "tests" / "test_x.py").resolve(),)
+    # A path relative to the workspace still names the nested project's file.
+    selection = select_tests(nested, ["sub/tests/test_x.py"], workspace=workspace, config=LintelConfig())
+    assert selection.files == ((workspace / "sub" / "tests" / "test_x.py").resolve(),)

@@ -33,7 +33,9 @@ def resolve_file(text: str, project: Project, workspace: Path) -> Path | None:
     if "\0" in text:
         raise BadArgument(f"tests: {text!r} contains a NUL byte: it names no file and no test")
     raw = Path(text).expanduser()
-    candidates = [raw] if raw.is_absolute() else [workspace / raw, project.root / raw]
+    # The project's own file first: a relative name that exists in both is the project's (a nested project's
+    # `tests/test_x.py`, as discovery names it), since the project's runner could not run the other.
+    candidates = [raw] if raw.is_absolute() else [project.root / raw, workspace / raw]
     for candidate in candidates:
         try:
             if not candidate.is_file():
