@@ -10,6 +10,8 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
+from lintel.core.globs import glob_pattern
+
 # FileOperationOptions' member for each method.
 MEMBERS = {
     "workspace/willCreateFiles": "will_create",
@@ -23,47 +25,8 @@ MEMBERS = {
 
 @functools.lru_cache(maxsize=128)
 def glob_regex(glob: str) -> re.Pattern[str]:
-    """An LSP glob as a regular expression over a whole path: `*` within a segment, `**` across segments, `?`, `{a,b}`
-    and `[…]` (`[!…]` negated)."""
-    out: list[str] = []
-    i = 0
-    depth = 0
-    while i < len(glob):
-        c = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "{":
-            out.append("(?:")
-            depth += 1
-        elif c == "}" and depth:
-            out.append(")")
-            depth -= 1
-        elif c == "," and depth:
-            out.append("|")
-        elif c == "[":
-            end = glob.find("]", i + 1)
-            if end == -1:
-                out.append(re.escape(c))
-            else:
-                body = glob[i + 1 : end]
-                negated = body.startswith("!")
-                body = body[1:] if negated else body
-                out.append(f"[{'^' if negated else ''}{body.replace(chr(92), chr(92) * 2)}]")
-                i = end
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return re.compile("".join(out) + "$")
+    """An LSP glob as a regular expression over a whole path."""
+    return re.compile(glob_pattern(glob) + "$")
 
 
 def _matches(filters: Any, uri: str) -> bool:

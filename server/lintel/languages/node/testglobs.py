@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from lintel.core.globs import glob_pattern
 from lintel.languages.base import Project
 
 _EXTENSIONS = ("ts", "mts", "cts", "js", "mjs", "cjs")
@@ -24,7 +25,6 @@ _TOKEN = re.compile(
     r"""|(?P<open>[{\[(])|(?P<close>[}\])])|(?P<other>`)""",
     re.DOTALL,
 )
-_EXTGLOB = re.compile(r"([?*+@])\(([^()]*)\)")
 
 
 def runner_matcher(project: Project, runner: str) -> Callable[[str], bool] | None:
@@ -39,46 +39,12 @@ def runner_matcher(project: Project, runner: str) -> Callable[[str], bool] | Non
 
 
 def glob_regex(pattern: str) -> str:
-    """A picomatch/micromatch glob (`**`, `*`, `?`, `{a,b}`, `[...]`, `?(…)`/`*(…)`/`+(…)`/`@(…)`) as a regex
-    matched against the whole relative path; jest's `<rootDir>/` and a leading `./` are the project root."""
+    """A runner's glob (picomatch, with extglobs) as a regex matched against the whole relative path; jest's
+    `<rootDir>/` and a leading `./` are the project root."""
     for prefix in ("<rootDir>/", "./"):
         if pattern.startswith(prefix):
             pattern = pattern[len(prefix) :]
-    out: list[str] = []
-    braces = 0
-    index = 0
-    while index < len(pattern):
-        extglob = _EXTGLOB.match(pattern, index)
-        if extglob is not None:
-            inner = "|".join(glob_regex(part) for part in extglob.group(2).split("|"))
-            out.append(f"(?:{inner}){_QUANTIFIERS[extglob.group(1)]}")
-            index = extglob.end()
-            continue
-        char = pattern[index]
-        if pattern.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-            continue
-        if pattern.startswith("**", index):
-            out.append(".*")
-            index += 2
-            continue
-        braces += {"{": 1, "}": -1}.get(char, 0)
-        out.append(_piece(char, in_braces=braces > 0))
-        index += 1
-    return "".join(out)
-
-
-_QUANTIFIERS = {"?": "?", "*": "*", "+": "+", "@": "", "!": ""}
-
-
-def _piece(char: str, *, in_braces: bool) -> str:
-    simple = {"*": "[^/]*", "?": "[^/]", "{": "(?:", "}": ")", "[": "[", "]": "]"}
-    if char in simple:
-        return simple[char]
-    if char == "," and in_braces:
-        return "|"
-    return re.escape(char)
+    return glob_pattern(pattern, extglob=True)
 
 
 def _vitest_include(root: Path) -> list[str] | None:
