@@ -30,6 +30,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("run_typecheck", {}),
     ("run_format_check", {}),
     ("detect", {}),
+    ("list_tests", {"path": "tests"}),
     ("diagnostics", {"file": PRICING}),
     ("apply_fixes", {"dry_run": True}),
     ("check_edit", {"file": PRICING, "edits": [{"oldText": "previous = item.price\n", "newText": ""}]}),
