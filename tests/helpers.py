@@ -10,6 +10,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import textwrap
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -192,6 +193,14 @@ def truncated_capture(
 def finding_keys(issues: Iterable[Mapping[str, Any]]) -> Counter[tuple[Any, ...]]:
     """A multiset of (file, line, rule) for comparing lintel's findings with a tool's own."""
     return Counter((i.get("file"), i.get("line"), i.get("rule")) for i in issues)
+
+
+def write_source(root: Path, name: str, text: str) -> Path:
+    """`text` (dedented, its leading newline dropped) written as `root/name`, folders made; the file, resolved."""
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path.resolve()
 
 
 def make_project(language: str, root: Path, markers: tuple[str, ...] = (), **facts: Any) -> Project:

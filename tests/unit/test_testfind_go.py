@@ -3,7 +3,6 @@ t.Run subtests named as go names them, the files go builds here, and `<import pa
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -11,19 +10,13 @@ from lintel.core.testitems import FoundTest
 from lintel.languages.go import buildtags, testfind
 
 from tests.helpers import make_project
+from tests.helpers import write_source as write
 
 
 def module(root: Path, path: str = "example.com/m") -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "go.mod").write_text(f"module {path}\n\ngo 1.22\n", encoding="utf-8")
     return root.resolve()
-
-
-def write(root: Path, name: str, text: str) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return path.resolve()
 
 
 def found(root: Path, *files: Path, texts: dict[Path, str] | None = None) -> list[FoundTest]:

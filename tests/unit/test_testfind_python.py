@@ -4,7 +4,6 @@ and where each declaration is."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -12,13 +11,7 @@ from lintel.core.testitems import FoundTest
 from lintel.languages.python import testfind
 
 from tests.helpers import make_project
-
-
-def write(root: Path, name: str, text: str) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return path.resolve()
+from tests.helpers import write_source as write
 
 
 def found(root: Path, *files: Path, texts: dict[Path, str] | None = None) -> list[FoundTest]:
