@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from lintel.engine.dependents import reach, reverse_graph
 from lintel.engine.discover import Discovery, Found, discover
 from lintel.engine.scope import affected
@@ -121,12 +122,16 @@ def test_cargo_workspace_dependencies_and_uv_root_sources_are_inherited(tmp_path
     assert got.paths == {(tmp_path / "third/vendored").resolve(), (tmp_path / "py/local").resolve()}
 
 
-def test_an_unreadable_manifest_names_nothing(tmp_path: Path) -> None:
+def test_an_unreadable_manifest_names_nothing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    assert read_requires("go", tmp_path) == Requires()  # a go.work folder without go.mod: nothing, quietly
+    assert read_requires("node", tmp_path) == Requires()
+    assert not caplog.records
     (tmp_path / "package.json").write_text("{ not json")
     (tmp_path / "go.mod").write_text("module /* no */ x\n")
     assert read_requires("node", tmp_path) == Requires()
     assert read_requires("go", tmp_path) == Requires()
     assert read_requires("elm", tmp_path) == Requires()
+    assert len(caplog.records) == 2  # the two that exist and do not read are logged
 
 
 # --- the graph -------------------------------------------------------------------------------------------------

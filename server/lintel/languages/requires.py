@@ -38,6 +38,8 @@ def read_requires(language: str, root: Path, workspace_root: Path | None = None)
         return Requires()
     try:
         return reader(root, workspace_root or root)
+    except FileNotFoundError:
+        return Requires()  # a root without a manifest of its own (a go.work folder): it depends on nothing
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         log.warning("cannot read the dependencies of %s: %s", root, exc)
         return Requires()
