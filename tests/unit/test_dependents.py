@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from lintel.engine.dependents import reach, reverse_graph
-from lintel.engine.discover import Discovery, Found, discover
+from lintel.engine.discover import Discovery, discover
 from lintel.engine.scope import affected
 from lintel.languages.manifests import parse_go_mod
 from lintel.languages.requires import Requires, read_requires
@@ -258,14 +258,18 @@ def test_cargo_path_dependencies_outside_the_workspace_and_root_changes(tmp_path
     assert selected(root, "HEAD") == ([".", "impl", "tools/report"], 2, 1)  # the root's file: its members too
 
 
-def test_found_roots_are_what_the_graph_compares(tmp_path: Path) -> None:
-    # A discovery built from a path with `..` in it still resolves a path dependency to its project.
-    for name in ("lib", "app"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "Cargo.toml").write_text(f'[package]\nname = "{name}"\n')
-    (tmp_path / "app/Cargo.toml").write_text('[package]\nname = "app"\n[dependencies]\nlib = { path = "../lib" }\n')
-    everything = discover(tmp_path / "app" / "..")
+def test_a_path_through_a_symlink_or_dots_reaches_its_project(tmp_path: Path) -> None:
+    for name in ("real/lib", "app", "other"):
+        (tmp_path / name).mkdir(parents=True)
+        (tmp_path / name / "Cargo.toml").write_text(f'[package]\nname = "{name[-3:]}"\n')
+    (tmp_path / "linked").symlink_to(tmp_path / "real")
+    (tmp_path / "app/Cargo.toml").write_text(
+        '[package]\nname = "app"\n[dependencies]\nlib = { path = "../linked/lib" }\n'
+    )
+    (tmp_path / "other/Cargo.toml").write_text(
+        '[package]\nname = "o"\n[dependencies]\nlib = { path = "../app/../real/lib" }\n'
+    )
+    everything = discover(tmp_path)
     graph = reverse_graph(everything.found)
     lib = next(i for i, f in enumerate(everything.found) if f.root.name == "lib")
-    assert [everything.found[i].root.name for i in graph[lib]] == ["app"]
-    assert isinstance(everything.found[lib], Found)
+    assert sorted(everything.found[i].root.name for i in graph[lib]) == ["app", "other"]

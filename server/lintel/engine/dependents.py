@@ -4,11 +4,12 @@ through it (`--changed-since`)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from lintel.engine.discover import Found
-from lintel.languages.requires import Requires, read_requires
+from lintel.languages.requires import Requires, RequiresReader
 
 # The projects that depend directly on each project, by index into the list the graph was built from.
 Graph = list[frozenset[int]]
@@ -23,16 +24,17 @@ def workspace_of(found: Found) -> Path | None:
     return found.root if found.workspace is not None else None
 
 
-def read_found(found: Found) -> Requires:
-    return read_requires(found.language, found.root, workspace_of(found))
-
-
-def reverse_graph(found: Sequence[Found], read: Reader = read_found) -> Graph:
+def reverse_graph(found: Sequence[Found], read: Reader | None = None) -> Graph:
     """For each project, the projects whose manifest depends on it: by path (a folder that is a project of the
     same language), or by name among the projects of the same workspace (npm, pnpm and yarn workspaces, go.work,
-    uv workspaces link members by name; outside a workspace a name comes from a registry)."""
-    by_root = {(f.language, f.root.resolve()): i for i, f in enumerate(found)}
-    requires = [read(f) for f in found]
+    uv workspaces link members by name; outside a workspace a name comes from a registry). `read` stands in
+    for the manifests (tests)."""
+    if read is None:
+        manifests = RequiresReader()
+        requires = [manifests(f.language, f.root, workspace_of(f)) for f in found]
+    else:
+        requires = [read(f) for f in found]
+    folders = _Folders(found)
     by_name: dict[tuple[str, Path, str], list[int]] = {}
     for i, f in enumerate(found):
         workspace, name = workspace_of(f), requires[i].name
@@ -41,18 +43,31 @@ def reverse_graph(found: Sequence[Found], read: Reader = read_found) -> Graph:
     dependents: list[set[int]] = [set() for _ in found]
     for i, f in enumerate(found):
         workspace = workspace_of(f)
-        targets: list[int] = []
-        for folder in requires[i].paths:
-            index = by_root.get((f.language, folder))
-            if index is not None:
-                targets.append(index)
+        targets = [folders.project(f.language, folder) for folder in requires[i].paths]
         if workspace is not None:
-            for name in requires[i].names:
-                targets += by_name.get((f.language, workspace, name), [])
+            targets += [t for name in requires[i].names for t in by_name.get((f.language, workspace, name), [])]
         for target in targets:
-            if target != i:
+            if target is not None and target != i:
                 dependents[target].add(i)
     return [frozenset(d) for d in dependents]
+
+
+class _Folders:
+    """The project rooted at a folder: compared as written (normalized) first, with symlinks resolved only when
+    that misses (resolving every root costs a system call per path component)."""
+
+    def __init__(self, found: Sequence[Found]) -> None:
+        self._found = found
+        self._written = {(f.language, Path(os.path.normpath(f.root.absolute()))): i for i, f in enumerate(found)}
+        self._real: dict[tuple[str, Path], int] | None = None
+
+    def project(self, language: str, folder: Path) -> int | None:
+        index = self._written.get((language, folder))
+        if index is not None:
+            return index
+        if self._real is None:
+            self._real = {(f.language, f.root.resolve()): i for i, f in enumerate(self._found)}
+        return self._real.get((language, folder.resolve()))
 
 
 def reach(graph: Graph, start: Iterable[int]) -> set[int]:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,23 +27,44 @@ class Requires:
 
     name: str | None = None  # how its siblings name it: package name, module path, normalized Python name
     names: frozenset[str] = frozenset()
-    paths: frozenset[Path] = frozenset()  # absolute, resolved folders
+    paths: frozenset[Path] = frozenset()  # absolute, normalized folders
+
+
+# Reads a workspace root's manifest (the tables its members inherit), once per reader.
+RootManifest = Callable[[Path], Mapping[str, Any] | None]
+
+
+class RequiresReader:
+    """Reads the dependencies of many projects, parsing each workspace root's manifest (the tables its members
+    inherit) once rather than once a member."""
+
+    def __init__(self) -> None:
+        self._roots: dict[Path, Mapping[str, Any] | None] = {}
+
+    def __call__(self, language: str, root: Path, workspace_root: Path | None = None) -> Requires:
+        """The dependencies `root`'s manifest states; `workspace_root` is the workspace it belongs to (for Cargo's
+        and uv's tables a member inherits), None outside one. A language without a reader names nothing."""
+        readers = {"node": _node, "go": _go, "rust": _cargo, "python": _python}
+        reader = readers.get(language)
+        if reader is None:
+            return Requires()
+        try:
+            return reader(root, workspace_root or root, self._root_manifest)
+        except FileNotFoundError:
+            return Requires()  # a root without a manifest of its own (a go.work folder): it depends on nothing
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            log.warning("cannot read the dependencies of %s: %s", root, exc)
+            return Requires()
+
+    def _root_manifest(self, path: Path) -> Mapping[str, Any] | None:
+        if path not in self._roots:
+            self._roots[path] = read_toml(path)
+        return self._roots[path]
 
 
 def read_requires(language: str, root: Path, workspace_root: Path | None = None) -> Requires:
-    """The dependencies `root`'s manifest states; `workspace_root` is the workspace it belongs to (for Cargo's and
-    uv's tables a member inherits), None outside one. A language without a reader names nothing."""
-    readers = {"node": _node, "go": _go, "rust": _cargo, "python": _python}
-    reader = readers.get(language)
-    if reader is None:
-        return Requires()
-    try:
-        return reader(root, workspace_root or root)
-    except FileNotFoundError:
-        return Requires()  # a root without a manifest of its own (a go.work folder): it depends on nothing
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        log.warning("cannot read the dependencies of %s: %s", root, exc)
-        return Requires()
+    """One project's dependencies (`RequiresReader`)."""
+    return RequiresReader()(language, root, workspace_root)
 
 
 # --- node: package.json ----------------------------------------------------------------------------------------
@@ -51,7 +73,7 @@ _NODE_TABLES = ("dependencies", "devDependencies", "peerDependencies", "optional
 _NODE_PATH_PROTOCOLS = ("file:", "link:", "portal:")
 
 
-def _node(root: Path, _workspace: Path) -> Requires:
+def _node(root: Path, _workspace: Path, _read: RootManifest) -> Requires:
     """Dependencies on a workspace sibling (`workspace:*`, `workspace:^1`, an alias `workspace:other@*`, or a plain
     version range naming it, which npm and yarn link too) and on folders (`file:`, `link:`, `portal:`,
     `workspace:../x`). Registry aliases (`npm:`), git and URL specifiers name nothing here."""
@@ -81,7 +103,7 @@ def _node(root: Path, _workspace: Path) -> Requires:
 # --- go: go.mod ------------------------------------------------------------------------------------------------
 
 
-def _go(root: Path, _workspace: Path) -> Requires:
+def _go(root: Path, _workspace: Path, _read: RootManifest) -> Requires:
     """The module paths it requires (a go.work sibling of that path is what it builds against) and the folders
     its `replace` directives point at."""
     mod = parse_go_mod((root / "go.mod").read_text(encoding="utf-8"))
@@ -94,7 +116,7 @@ def _go(root: Path, _workspace: Path) -> Requires:
 _CARGO_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
 
 
-def _cargo(root: Path, workspace: Path) -> Requires:
+def _cargo(root: Path, workspace: Path, read: RootManifest) -> Requires:
     """Path dependencies, target-specific ones too, and `{ workspace = true }` ones whose entry in the workspace's
     `[workspace.dependencies]` has a path (relative to the workspace root). Crates link by path only."""
     manifest = read_toml(root / "Cargo.toml") or {}
@@ -102,7 +124,7 @@ def _cargo(root: Path, workspace: Path) -> Requires:
     targets = manifest.get("target")
     if isinstance(targets, Mapping):
         tables += [t.get(name) for t in targets.values() if isinstance(t, Mapping) for name in _CARGO_TABLES]
-    shared = _table(read_toml(workspace / "Cargo.toml") if workspace != root else manifest, "workspace", "dependencies")
+    shared = _table(read(workspace / "Cargo.toml") if workspace != root else manifest, "workspace", "dependencies")
     paths: set[Path] = set()
     for table in tables:
         if not isinstance(table, Mapping):
@@ -126,7 +148,7 @@ def _cargo(root: Path, workspace: Path) -> Requires:
 _REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
-def _python(root: Path, workspace: Path) -> Requires:
+def _python(root: Path, workspace: Path, read: RootManifest) -> Requires:
     """uv sources: `{ workspace = true }` names a workspace member, `{ path = … }` a folder; the workspace root's
     sources apply to a member's dependencies it does not source itself (as uv does). Poetry's path dependencies
     too."""
@@ -134,7 +156,7 @@ def _python(root: Path, workspace: Path) -> Requires:
     names: set[str] = set()
     paths: set[Path] = set()
     own = _table(document, "tool", "uv", "sources")
-    inherited = _table(read_toml(workspace / "pyproject.toml"), "tool", "uv", "sources") if workspace != root else {}
+    inherited = _table(read(workspace / "pyproject.toml"), "tool", "uv", "sources") if workspace != root else {}
     wanted = _declared(document) - {_normal(k) for k in own}
     sources = [(root, key, value) for key, value in own.items()]
     sources += [(workspace, key, value) for key, value in inherited.items() if _normal(key) in wanted]
@@ -196,4 +218,5 @@ def _table(document: Mapping[str, Any] | None, *keys: str) -> Mapping[str, Any]:
 
 
 def _folder(base: Path, relative: str) -> Path:
-    return (base / relative).resolve()
+    """The folder, absolute and normalized as written (`a/../b` is `b`); symlinks are the graph's to follow."""
+    return Path(os.path.normpath((base / relative).absolute()))
