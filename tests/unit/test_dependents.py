@@ -224,7 +224,9 @@ def test_gowork_a_required_module_selects_the_modules_requiring_it(tmp_path: Pat
     (root / "cron/go.mod").write_text("module example.com/mono/cron\n\nrequire example.com/mono/worker v0.0.0\n")
     (root / "clock").mkdir()
     (root / "clock/go.mod").write_text("module example.com/mono/clock\n\ngo 1.25\n")
-    (root / "go.work").write_text((root / "go.work").read_text().replace(")", "\t./cron\n\t./clock\n)"))
+    (root / "go.work").write_text((root / "go.work").read_text().replace("\n)", "\n\t./cron\n\t./clock\n)"))
+    members = [f.root.name for f in discover(root).found if f.member_of is not None]
+    assert sorted(members) == ["api", "clock", "cron", "worker"]  # the go.work siblings (names resolve among them)
     commit_all(root, "one")
     (root / "api/route.go").write_text((root / "api/route.go").read_text() + "\n// changed\n")
     commit_all(root, "two")
