@@ -1,6 +1,6 @@
-"""Which of a workspace's projects one `lintel check` covers: `--project GLOB`, `--changed-since REF`, `--shard K/N`
-(docs/architecture.md, Projects). Each narrows a Discovery; a workspace and its members always stay together, so a
-member never loses the run its root makes for it.
+"""Which of a workspace's projects one `lintel check` covers: `--project GLOB`, `--changed-since REF` (with the
+projects depending on a changed one), `--shard K/N` (docs/architecture.md, Projects). Each narrows a Discovery; a
+shard takes a workspace and its members together, so a member never loses the run its root makes for it.
 """
 
 from __future__ import annotations
@@ -8,8 +8,10 @@ from __future__ import annotations
 import fnmatch
 import subprocess
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from lintel.engine.dependents import reach, reverse_graph
 from lintel.engine.discover import Discovery, Found
 
 CONFIG_FILES = ("lintel.toml",)
@@ -62,20 +64,44 @@ def shard(discovery: Discovery, k: int, n: int) -> Discovery:
     return discovery.narrowed(lambda f: id(f) in chosen)
 
 
-def changed_since(discovery: Discovery, ref: str) -> tuple[Discovery, list[str]]:
-    """The groups holding a project with a file changed since REF (committed since the merge base with REF,
-    staged, unstaged or untracked), and the changed paths (relative to the workspace). A changed lintel.toml at
-    the workspace root changes every project."""
+@dataclass(frozen=True)
+class Affected:
+    """What `--changed-since` selects: the narrowed discovery, the changed paths (relative to the workspace), how
+    many projects hold a change and how many more were selected because they depend on one."""
+
+    discovery: Discovery
+    paths: list[str]
+    changed: int
+    dependents: int
+
+
+def affected(discovery: Discovery, ref: str) -> Affected:
+    """The projects holding a file changed since REF (committed since the merge base with REF, staged, unstaged or
+    untracked), every member of a workspace whose root holds one (the root's manifest, lock file and
+    configuration are its members' too), and the projects that depend on those, transitively, as their manifests
+    state (`lintel.engine.dependents`). A changed lintel.toml at the workspace root changes every project."""
     paths = changed_paths(discovery.root, ref)
     if any(p in CONFIG_FILES for p in paths):
-        return discovery, paths
-    touched: set[int] = set()
+        return Affected(discovery, paths, len(discovery.found), 0)
+    index = {id(f): i for i, f in enumerate(discovery.found)}
+    changed: set[int] = set()
     for rel in paths:
         owner = _owner(discovery, discovery.root / rel)
         if owner is not None:
-            touched.add(id(owner))
-    keep = {id(f) for group in discovery.groups() if any(id(f) in touched for f in group) for f in group}
-    return discovery.narrowed(lambda f: id(f) in keep), paths
+            changed.add(index[id(owner)])
+    heads = [discovery.found[i] for i in changed if discovery.found[i].workspace is not None]
+    for i, found in enumerate(discovery.found):
+        if any(found.member_of == h.root and found.language == h.language for h in heads):
+            changed.add(i)
+    reached = reach(reverse_graph(discovery.found), changed) - changed if changed else set()
+    keep = {id(discovery.found[i]) for i in changed | reached}
+    return Affected(discovery.narrowed(lambda f: id(f) in keep), paths, len(changed), len(reached))
+
+
+def changed_since(discovery: Discovery, ref: str) -> tuple[Discovery, list[str]]:
+    """`affected`'s projects and the changed paths."""
+    result = affected(discovery, ref)
+    return result.discovery, result.paths
 
 
 def _owner(discovery: Discovery, path: Path) -> Found | None:

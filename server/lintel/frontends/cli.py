@@ -85,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--shard", metavar="K/N", help="check shard K of N (deterministic, balanced by size)")
     check.add_argument(
-        "--changed-since", metavar="REF", help="check only the projects holding files changed since git REF"
+        "--changed-since",
+        metavar="REF",
+        help="check only the projects holding files changed since git REF and the projects depending on them",
     )
     _add_fix(check)
 

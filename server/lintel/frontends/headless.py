@@ -25,7 +25,7 @@ from lintel.engine.detect_report import detect_report
 from lintel.engine.discover import Discovery, Found, describe, discover, nearest_above, repository_root
 from lintel.engine.fixrun import FixOutcome, FixScope, apply_fixes
 from lintel.engine.registry import registry_for
-from lintel.engine.scope import ScopeError, changed_since, matching, parse_shard, shard
+from lintel.engine.scope import ScopeError, affected, matching, parse_shard, shard
 from lintel.engine.validators import ValidateResult, run_validators
 from lintel.frontends.check_request import CheckRequest, DetectRequest
 from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
@@ -250,8 +250,13 @@ def _narrow(scope: _Scope, request: CheckRequest) -> Discovery:
             )
     try:
         if request.changed_since:
-            discovery, paths = changed_since(discovery, request.changed_since)
-            _note(request, f"{len(paths)} files changed since {request.changed_since}: {len(discovery.found)} projects")
+            chosen = affected(discovery, request.changed_since)
+            discovery = chosen.discovery
+            _note(
+                request,
+                f"{len(chosen.paths)} files changed since {request.changed_since}: {len(discovery.found)} projects"
+                f" ({chosen.changed} changed, {chosen.dependents} dependents)",
+            )
         if request.shard:
             k, n = parse_shard(request.shard)
             discovery = shard(discovery, k, n)

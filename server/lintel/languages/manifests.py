@@ -1,5 +1,6 @@
 """The workspace files of each ecosystem, read (docs/architecture.md, Projects): go.work's `use` paths, a Cargo
-`[workspace]`, a uv `[tool.uv.workspace]`, pnpm-workspace.yaml's `packages` and package.json's `workspaces`.
+`[workspace]`, a uv `[tool.uv.workspace]`, pnpm-workspace.yaml's `packages` and package.json's `workspaces`;
+and go.mod's module, requires and local replacements (what `--changed-since` follows to a module's dependents).
 
 Each reader gives the member folders (expanded by `lintel.languages.members`) or the declared patterns; a file
 its own tool would refuse is logged once and read as no workspace. The languages turn these into `Workspace`s.
@@ -84,6 +85,51 @@ def parse_go_work(text: str) -> tuple[str, ...]:
     if block is not None:
         raise ValueError(f"unterminated {block} block")
     return tuple(uses)
+
+
+@dataclass(frozen=True)
+class GoMod:
+    """What a go.mod says about other modules: its own path, the module paths it requires, and the folders its
+    `replace` directives point at (`=> ../lib`, as written)."""
+
+    module: str | None
+    requires: tuple[str, ...]
+    local_replaces: tuple[str, ...]
+
+
+def parse_go_mod(text: str) -> GoMod:
+    """The module, requires and local replacements of a go.mod (single lines and `( … )` blocks). Raises
+    ValueError where the tokens do not read (see `parse_go_work`)."""
+    module: str | None = None
+    requires: list[str] = []
+    replaces: list[str] = []
+    block: str | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        words = _go_words(line, number)
+        if block is not None:
+            if words == [")"]:
+                block = None
+                continue
+            directive, args = block, words
+        elif len(words) >= 2 and words[1] == "(":
+            block = words[0]
+            continue
+        elif words:
+            directive, args = words[0], words[1:]
+        else:
+            continue
+        if not args:
+            continue
+        if directive == "module":
+            module = args[0]
+        elif directive == "require":
+            requires.append(args[0])
+        elif directive == "replace" and "=>" in args:
+            target = args[args.index("=>") + 1 :]
+            # go's own test for a folder rather than a module path: `.`/`..` or a `./`, `../` or absolute path
+            if len(target) == 1 and (target[0] in (".", "..") or target[0].startswith(("./", "../", "/"))):
+                replaces.append(target[0])
+    return GoMod(module, tuple(requires), tuple(replaces))
 
 
 def _one_path(words: list[str], number: int) -> str:
