@@ -16,7 +16,7 @@ COUNT_ROWS = 100
 NOT_CHECKED_ROWS = 20
 MESSAGE_CHARS = 200
 # What Markdown or the HTML GitHub allows in it would read: a backslash makes each a literal character.
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~&$:@-])")
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~&$@-])")
 _WS = re.compile(r"\s+")
 
 
