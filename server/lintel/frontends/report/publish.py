@@ -35,7 +35,8 @@ def present(fmt: str, report: CheckReport, *, to_file: bool, env: Mapping[str, s
         return Presented(log.text, log.notes)
     if fmt != "github":
         return Presented(RENDERERS[fmt](report))
-    counter, used = _job_count(env)
+    # Annotations written to a file are not the log's: GitHub never sees them, so they count nothing.
+    counter, used = (None, 0) if to_file else _job_count(env)
     annotations = github_annotations(report, max(0, ANNOTATIONS_PER_JOB - used))
     notes: list[str] = []
     if counter is not None:

@@ -1,5 +1,7 @@
 """SARIF 2.1.0 for code-scanning platforms: one run per tool with its rules, workspace-relative locations,
-and the edit-stable fingerprint as `partialFingerprints` (so alerts follow code that moves).
+and the edit-stable fingerprint as `partialFingerprints` (so alerts follow code that moves). Within code
+scanning's limits (lintel.frontends.report.limits): results most severe first, what a limit left out counted in
+the run's property bag (a whole run, in the log's lintel bag) and told on stderr.
 
 Property bags carry what SARIF has no field for, so `lintel merge` can read a log back into a report
 (lintel.frontends.report.read): each result's kind, signature and project, each invocation's check and status, the log's
@@ -83,13 +85,19 @@ def _fixes(issue: Issue) -> list[dict[str, Any]]:
     return out
 
 
-def _rule(rule: str, issues: Sequence[Issue]) -> dict[str, Any]:
-    """A rule of the run, with the page documenting it where a finding of it names one."""
-    entry: dict[str, Any] = {"id": rule, "name": rule}
-    url = next((i.url for i in issues if i.url is not None and _rule_id(i) == rule), None)
-    if url is not None:
-        entry["helpUri"] = url
-    return entry
+def _rules(rule_ids: list[str], issues: Sequence[Issue]) -> list[dict[str, Any]]:
+    """The rules of the run, each with the page documenting it where a finding of it names one (the first)."""
+    urls: dict[str, str] = {}
+    for issue in issues:
+        if issue.url is not None:
+            urls.setdefault(_rule_id(issue), issue.url)
+    entries: list[dict[str, Any]] = []
+    for rule in rule_ids:
+        entry: dict[str, Any] = {"id": rule, "name": rule}
+        if rule in urls:
+            entry["helpUri"] = urls[rule]
+        entries.append(entry)
+    return entries
 
 
 def _rule_id(issue: Issue) -> str:
@@ -213,7 +221,7 @@ def _document(report: CheckReport, runs: list[_Run], dropped: list[_Run]) -> dic
                 "driver": {
                     "name": tool,
                     "informationUri": "https://pypi.org/project/lintel-lsp/",
-                    "rules": [_rule(rule, issues) for rule in rule_ids],
+                    "rules": _rules(rule_ids, issues),
                     "properties": {"reportedBy": f"lintel {__version__}"},
                 }
             },
