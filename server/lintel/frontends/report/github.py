@@ -52,6 +52,7 @@ class _Line:
     kind: str  # the workflow command: error, warning or notice
     command: str  # the annotation
     plain: str  # the same in the log, when it is not annotated
+    finding: bool = True  # else a check that did not run, or one the project does not use
 
 
 def _finding(issue: Issue) -> _Line:
@@ -63,7 +64,7 @@ def _finding(issue: Issue) -> _Line:
 def _run(run: RunResult, kind: str, title: str) -> _Line:
     what = f"{run.language or run.tool} {run.check}: {run.reason}"
     command = f"::{kind} title=lintel%3A {title}::{_escape_data(what)}"
-    return _Line(kind, command, f"  {title}: {what.splitlines()[0]}")
+    return _Line(kind, command, f"  {title}: {what.splitlines()[0]}", finding=False)
 
 
 def _candidates(report: CheckReport) -> list[_Line]:
@@ -93,16 +94,17 @@ def github_annotations(report: CheckReport, job_left: int = ANNOTATIONS_PER_JOB)
         shown[line.kind] = shown.get(line.kind, 0) + 1
         lines.append(line.command)
     summary = report.summary()
-    annotated = sum(shown.values())  # findings and checks that did not run alike
+    findings = sum(1 for line in skipped if line.finding)  # the counts are of findings, as the errors' are
     tail = (
         f"lintel: {summary['errors']} errors, {summary['warnings']} warnings, {summary['infos']} infos; "
-        f"{annotated} annotated"
+        f"{len(report.counted()) - findings} annotated"
     )
     if skipped:
-        tail += (
-            f", {len(skipped)} not annotated (GitHub shows {ANNOTATIONS_PER_TYPE} per type a step, "
-            f"{ANNOTATIONS_PER_JOB} a job):"
-        )
+        checks = len(skipped) - findings
+        tail += f", {findings} not annotated"
+        if checks:
+            tail += f", {checks} check{'' if checks == 1 else 's'} not annotated"
+        tail += f" (GitHub shows {ANNOTATIONS_PER_TYPE} per type a step, {ANNOTATIONS_PER_JOB} a job):"
     lines.append(tail)
     lines.extend(line.plain for line in skipped)
     return Annotations("\n".join(lines) + "\n", sum(shown.values()), len(skipped))
