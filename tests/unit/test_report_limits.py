@@ -125,6 +125,13 @@ def test_an_uploaded_log_leaves_out_the_least_severe_results_to_fit_its_gzipped_
     assert any("the gzipped log must stay under" in note for note in log.notes)
 
 
+def test_a_bound_no_log_can_meet_leaves_out_every_result_and_says_so() -> None:
+    log = sarif_log(report_of([finding(n, "ruff", "error") for n in range(20)], [ran("ruff")]), 100)
+    assert json.loads(log.text)["runs"][0]["results"] == []
+    assert log.notes[-1].startswith("sarif: still ")
+    assert log.notes[-1].endswith(" bytes gzipped with every result left out, over 100")
+
+
 def test_a_report_within_the_limits_is_whole_and_written_to_stdout_unbounded() -> None:
     report = report_of([finding(n, "ruff", SEVERITIES[n % 4]) for n in range(40)], [ran("ruff")])
     shown = present("sarif", report, to_file=False, env={})

@@ -284,6 +284,9 @@ def sarif_log(report: CheckReport, max_gzip_bytes: int | None = None) -> SarifLo
             _shed(runs, min(total - 1, int(total * max_gzip_bytes / size * 0.97)), reason)
             text = _text(_document(report, runs, dropped))
             size = _gzipped_size(text)
+        if size > max_gzip_bytes:  # the runs' invocations alone are too big: nothing more to leave out
+            over = f"sarif: still {size:,} bytes gzipped with every result left out, over {max_gzip_bytes:,}"
+            return SarifLog(text, (*_notes(runs, dropped), over))
     return SarifLog(text, _notes(runs, dropped))
 
 
