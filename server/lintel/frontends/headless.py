@@ -8,6 +8,7 @@ import argparse
 import asyncio
 import io
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from lintel.engine.validators import ValidateResult, run_validators
 from lintel.frontends.check_request import CheckRequest, DetectRequest
 from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
 from lintel.frontends.report.files import OutputError, writable, write
+from lintel.frontends.report.publish import present
 from lintel.frontends.report.text import short_reason
 from lintel.languages import CHECKS, CheckName, Project
 
@@ -420,13 +422,15 @@ def cmd_check(request: CheckRequest) -> int:
     if fixed is not None:
         count, files = _plural(fixed.applied, "finding"), _plural(len(fixed.files), "file")
         print(f"lintel: fixed {count} in {files}", file=sys.stderr)
-    rendered = RENDERERS[request.fmt](report)
+    rendered = present(request.fmt, report, to_file=output is not None, env=os.environ)
+    for note in rendered.notes:
+        print(f"lintel: {note}", file=sys.stderr)
     if output is not None:
         # One run, two audiences: the chosen format to the file, readable text on stdout.
-        _write(output, rendered, "--output")
+        _write(output, rendered.text, "--output")
         sys.stdout.write(RENDERERS["text"](report))
     else:
-        sys.stdout.write(rendered)
+        sys.stdout.write(rendered.text)
     return report.exit_code(request.fail_level)
 
 

@@ -4,6 +4,7 @@ rendered and judged like `lintel check`'s own (docs/cli.md, Shards and `lintel m
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +15,7 @@ from lintel.engine.baseline import BaselineError, load_baseline
 from lintel.engine.checks import RunResult, dedupe_issues, sort_issues
 from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
 from lintel.frontends.report.files import OutputError, writable, write
+from lintel.frontends.report.publish import present
 from lintel.frontends.report.read import ReportError, read_report
 
 EXIT_USAGE = 2
@@ -89,15 +91,17 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     fmt = args.fmt or (formats.pop() if len(formats) == 1 else "json")
-    rendered = RENDERERS[fmt](report)
+    rendered = present(fmt, report, to_file=output is not None, env=os.environ)
+    for note in rendered.notes:
+        print(f"lintel: merge: {note}", file=sys.stderr)
     if output is not None:
         # As `lintel check --output`: the chosen format to the file, readable text on stdout.
         try:
-            write(output, rendered, "--output")
+            write(output, rendered.text, "--output")
         except OutputError as exc:
             print(f"lintel: merge: {exc}", file=sys.stderr)
             return EXIT_USAGE
         sys.stdout.write(RENDERERS["text"](report))
     else:
-        sys.stdout.write(rendered)
+        sys.stdout.write(rendered.text)
     return report.exit_code(cast(Severity, args.fail_level))
