@@ -29,7 +29,8 @@ def file_hash(path: Path) -> str | None:
     try:
         if path.is_symlink():
             return "link:" + os.readlink(path)
-        return blob_hash(path.read_bytes())
+        executable = "+x" if path.stat().st_mode & 0o100 else ""
+        return blob_hash(path.read_bytes()) + executable
     except OSError:
         return None
 
@@ -146,9 +147,18 @@ def _git_listing(repo: Path) -> _Listing | None:
         if len(parts) < 3 or parts[2] != "0":  # a path with merge conflicts: its stages are not one content
             indexed.pop(path, None)
             continue
-        indexed[path] = f"{parts[0]}:{parts[1]}"
+        indexed[path] = _indexed_hash(parts[0], parts[1])
     conflicted = {line.partition("\t")[2] for line in staged if line.split()[2:3] != ["0"]}
     return _Listing(repo, indexed, frozenset({*dirty, *conflicted}), untracked, ignored)
+
+
+def _indexed_hash(mode: str, blob: str) -> str:
+    """An indexed file's hash as file_hash gives it for the same file on disk (the executable bit with it)."""
+    if mode == "100644":
+        return blob
+    if mode == "100755":
+        return blob + "+x"
+    return f"{mode}:{blob}"
 
 
 def _walk(root: Path, base: Path) -> list[tuple[str, str]] | None:
