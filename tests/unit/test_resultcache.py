@@ -271,3 +271,19 @@ def test_a_failed_run_is_not_stored(tmp_path: Path) -> None:
 
 def test_default_directory_follows_xdg() -> None:
     assert default_cache_dir({"XDG_CACHE_HOME": "/x"}) == Path("/x/lintel/results")
+
+
+def test_gitignore_rules_are_inputs_of_a_tool_that_honours_them(tmp_path: Path) -> None:
+    _, run = make_repo(tmp_path)
+    before = key(run)
+    (tmp_path / "repo" / ".gitignore").write_text("build/\nb.py\n")
+    assert key(run) != before
+
+
+def test_respect_gitignore_off_makes_ignored_files_count(tmp_path: Path) -> None:
+    project, run = make_repo(tmp_path)
+    (project / "pyproject.toml").write_text("[tool.ruff]\nrespect-gitignore = false\n")
+    before = key(run)
+    (project / "build").mkdir()
+    (project / "build" / "gen.py").write_text("import os\n")
+    assert key(run) != before

@@ -70,7 +70,8 @@ TOOLS: Mapping[str, ToolInputs] = MappingProxyType(
             ("pyproject.toml", "ruff.toml", ".ruff.toml"),
             ("RUFF_*",),
             gitignored_out=True,
-            user_configs=("ruff/ruff.toml", "ruff/pyproject.toml", "ruff/.ruff.toml"),
+            # git's own global ignore file: ruff honours it as git does.
+            user_configs=("ruff/ruff.toml", "ruff/pyproject.toml", "ruff/.ruff.toml", "git/ignore"),
         ),
         "mypy": ToolInputs("python", _MYPY_CONFIGS, ("MYPY*", "PYTHONPATH", "VIRTUAL_ENV"), gitignored_out=False),
         "pyright": ToolInputs(
@@ -85,8 +86,9 @@ TOOLS: Mapping[str, ToolInputs] = MappingProxyType(
             ("ESLINT_*", *_NODE_ENV),
             gitignored_out=False,
         ),
+        # prettier 2 does not read .gitignore, nor does 3 given an `--ignore-path`: ignored files count.
         "prettier": ToolInputs(
-            "node", (*_PRETTIER_CONFIGS, "package.json", *_NODE_LOCKS), _NODE_ENV, gitignored_out=True
+            "node", (*_PRETTIER_CONFIGS, "package.json", *_NODE_LOCKS), _NODE_ENV, gitignored_out=False
         ),
         "golangci-lint": ToolInputs(
             "go",
@@ -141,7 +143,11 @@ async def cache_key(run: KeyInputs, hasher: TreeHasher, probe: Prober) -> str | 
     if any(part is None for part in identity):
         return None
     roots = covered_roots(inputs.family, run.cwd.resolve(), run.workspace)
-    files = hasher.digest(roots, gitignored_out=inputs.gitignored_out)
+    configs = config_files(inputs, run.cwd.resolve(), run.env)
+    gitignored_out = honours_gitignore(inputs, run.argv, configs)
+    if gitignored_out:
+        configs += _ignore_files(run.cwd.resolve())
+    files = hasher.digest(roots, gitignored_out=gitignored_out)
     if files is None:
         return None
     document: dict[str, Any] = {
@@ -153,7 +159,7 @@ async def cache_key(run: KeyInputs, hasher: TreeHasher, probe: Prober) -> str | 
         "cwd": str(run.cwd.resolve()),
         "workspace": str(run.workspace),
         "env": environment_part(inputs.env, run.env),
-        "configs": config_files(inputs, run.cwd.resolve(), run.env),
+        "configs": configs,
         "files": files,
     }
     text = json.dumps(document, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
@@ -169,6 +175,31 @@ def environment_part(allowed: Sequence[str], env: Mapping[str, str]) -> list[tup
         return any(name.startswith(a[:-1]) if a.endswith("*") else name == a for a in allowed)
 
     return sorted((name, value) for name, value in env.items() if wanted(name))
+
+
+def honours_gitignore(inputs: ToolInputs, argv: Sequence[str], configs: Sequence[tuple[str, str]]) -> bool:
+    """Whether the run skips what .gitignore names: the tool does by default, and neither its argv nor a
+    configuration file of it turns that off (ruff's respect-gitignore)."""
+    if not inputs.gitignored_out:
+        return False
+    if any(arg.startswith(("--ignore-path", "--no-respect-gitignore")) for arg in argv):
+        return False
+    return not any("respect-gitignore" in _read(Path(path)) for path, _ in configs)
+
+
+def _ignore_files(cwd: Path) -> list[tuple[str, str]]:
+    """The .gitignore files from the project up to its repository, and the repository's info/exclude: which files
+    a tool that honours them reads."""
+    out: list[tuple[str, str]] = []
+    for folder in (cwd, *cwd.parents):
+        ignore = folder / ".gitignore"
+        if ignore.is_file():
+            out.append((str(ignore), file_hash(ignore) or "unreadable"))
+        exclude = folder / ".git" / "info" / "exclude"
+        if (folder / ".git").exists():
+            out.append((str(exclude), (file_hash(exclude) if exclude.is_file() else None) or "none"))
+            break
+    return out
 
 
 def config_files(inputs: ToolInputs, cwd: Path, env: Mapping[str, str]) -> list[tuple[str, str]]:
