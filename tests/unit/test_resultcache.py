@@ -287,3 +287,12 @@ def test_respect_gitignore_off_makes_ignored_files_count(tmp_path: Path) -> None
     (project / "build").mkdir()
     (project / "build" / "gen.py").write_text("import os\n")
     assert key(run) != before
+
+
+def test_a_crate_without_a_lockfile_is_not_cached(tmp_path: Path) -> None:
+    project, run = make_repo(tmp_path)
+    clippy = replace(run, tool="clippy", argv=("cargo", "clippy", "--message-format=json"))
+    (project / "Cargo.toml").write_text('[package]\nname = "app"\nversion = "0.1.0"\n')
+    assert key(clippy) is None
+    (project / "Cargo.lock").write_text("version = 3\n")
+    assert key(clippy) is not None

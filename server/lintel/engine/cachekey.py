@@ -18,7 +18,19 @@ from lintel.engine.cachefiles import TreeHasher, file_hash
 KEY_FORMAT = 1
 
 # The lockfiles of a family's package managers: what a tool's plugins and a type checker's imports resolve to.
-_NODE_LOCKS = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb")
+_NODE_LOCKS = (
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "pnpm-lock.yaml",
+    "yarn.lock",
+    "bun.lock",
+    "bun.lockb",
+    # What the package manager last installed (a lockfile says what should be): npm, pnpm, yarn.
+    "node_modules/.package-lock.json",
+    "node_modules/.modules.yaml",
+    "node_modules/.yarn-state.yml",
+    "node_modules/.yarn-integrity",
+)
 _PYTHON_LOCKS = ("uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "requirements.txt", "requirements-dev.txt")
 _NODE_ENV = ("NODE_OPTIONS", "NODE_PATH", "NODE_ENV")
 _GO_ENV = ("GO*", "CGO_*", "CC", "CXX")
@@ -144,6 +156,8 @@ async def cache_key(run: KeyInputs, hasher: TreeHasher, probe: Prober) -> str | 
         return None
     roots = covered_roots(inputs.family, run.cwd.resolve(), run.workspace)
     configs = config_files(inputs, run.cwd.resolve(), run.env)
+    if inputs.family == "rust" and not any(Path(path).name == "Cargo.lock" for path, _ in configs):
+        return None  # without a lockfile cargo resolves the dependencies anew: the registry's state is an input
     gitignored_out = honours_gitignore(inputs, run.argv, configs)
     if gitignored_out:
         configs += _ignore_files(run.cwd.resolve())
