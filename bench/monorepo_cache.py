@@ -133,9 +133,8 @@ def main() -> None:
         baseline = check(root, "--no-cache")
         reference = comparable(baseline[3])
         print(f"{'--no-cache (first, tool caches cold)':<36}{first[0]:>9.2f}{first[1]:>8}{first[2]:>8}")
-        print(
-            f"{'--no-cache (baseline)':<36}{baseline[0]:>9.2f}{baseline[1]:>8}{baseline[2]:>8}  {comparable(first[3]) == reference}"
-        )
+        same = comparable(first[3]) == reference
+        print(f"{'--no-cache (baseline)':<36}{baseline[0]:>9.2f}{baseline[1]:>8}{baseline[2]:>8}  {same}")
         rows = [("cold (empty cache)", check(root, *cache)), ("fully cached", check(root, *cache))]
         edited = root / "py" / "p000" / "src" / "mod.py" if "python" in languages else next(root.rglob("*.go"))
         edited.write_text(edited.read_text(encoding="utf-8") + "import sys\n", encoding="utf-8")
