@@ -28,8 +28,10 @@ from lintel.core.results import RunResult as RunResult
 from lintel.core.results import Status as Status
 from lintel.core.results import relative as _relative
 from lintel.core.runenv import run_environment
+from lintel.engine.cachekey import KeyInputs
 from lintel.engine.config import LintelConfig, clamp_timeout
 from lintel.engine.registry import project_files, scope_to_file
+from lintel.engine.resultcache import ResultCache
 from lintel.engine.scriptfloor import failed_script
 from lintel.languages import (
     FILES_PLACEHOLDER,
@@ -219,7 +221,7 @@ def timeout_for(check: CheckName, config: LintelConfig, override: float | None, 
     return clamp_timeout(seconds)
 
 
-async def run_check(
+async def run_check(  # noqa: PLR0913 - keyword options of one call, passed through by name
     project: Project,
     check: CheckName,
     *,
@@ -229,9 +231,10 @@ async def run_check(
     env: Mapping[str, str] | None = None,
     on_start: Callable[[int], None] | None = None,
     extra_args: Sequence[str] = (),
+    cache: ResultCache | None = None,
 ) -> RunResult:
-    """Run `check` for `project` and interpret the outcome. Never raises for tool problems:
-    a check that could not run comes back as `not_checked` with the reason."""
+    """Run `check` for `project` and interpret the outcome (through `cache` when given). Never raises for tool
+    problems: a check that could not run comes back as `not_checked` with the reason."""
     workspace = workspace.resolve()
     planned = plan_check(project, check, config, workspace)
     return await run_planned(
@@ -241,6 +244,7 @@ async def run_check(
         env=env,
         on_start=on_start,
         extra_args=extra_args,
+        cache=cache,
     )
 
 
@@ -305,7 +309,7 @@ def issue_file_name(file: Path, workspace: Path) -> str:
     return _relative(file, workspace)
 
 
-async def run_planned(
+async def run_planned(  # noqa: PLR0913 - keyword options of one call, passed through by name
     planned: PlannedCheck,
     *,
     workspace: Path,
@@ -315,9 +319,11 @@ async def run_planned(
     extra_args: Sequence[str] = (),
     stdin: bytes | None = None,
     check: str | None = None,
+    cache: ResultCache | None = None,
 ) -> RunResult:
     """Run a planned command and turn what it did into a RunResult (status, reason, issues, failures). `check`
-    names the run where it is not one of the checks (`script`, lintel.runScript)."""
+    names the run where it is not one of the checks (`script`, lintel.runScript). With `cache`, the one place
+    results are cached (lintel.engine.resultcache): a run whose inputs it has seen replays that result."""
     project, spec = planned.project, planned.spec
     argv = [*spec.argv, *extra_args]
     label = check or spec.check
@@ -354,6 +360,46 @@ async def run_planned(
     )
     # The user's environment as it is, with the spec's defaults where it has none (lintel.core.runenv).
     run_env = run_environment(spec.env_defaults, spec.env, env)
+    if cache is None:
+        return await _execute(result, planned, argv, run_env, workspace, timeout, on_start, stdin)
+    key = _key_inputs(planned, label, argv, run_env, workspace, stdin)
+    return await cache.through(
+        key, lambda: _execute(result, planned, argv, run_env, workspace, timeout, on_start, stdin)
+    )
+
+
+def _key_inputs(
+    planned: PlannedCheck, label: str, argv: Sequence[str], env: Mapping[str, str], workspace: Path, stdin: bytes | None
+) -> KeyInputs:
+    """What the result cache keys a run on, as run_planned is about to start it."""
+    spec = planned.spec
+    return KeyInputs(
+        tool=spec.tool,
+        check=label,
+        parser=spec.parser,
+        codes=(tuple(sorted(spec.ok_codes)), tuple(sorted(spec.finding_codes))),
+        argv=tuple(argv),
+        binaries=tuple(b.path for b in planned.binaries if b.path is not None),
+        cwd=planned.project.root,
+        workspace=workspace,
+        env=env,
+        script=spec.script is not None,
+        stdin=stdin,
+    )
+
+
+async def _execute(
+    result: RunResult,
+    planned: PlannedCheck,
+    argv: list[str],
+    run_env: Mapping[str, str],
+    workspace: Path,
+    timeout: float,
+    on_start: Callable[[int], None] | None,
+    stdin: bytes | None,
+) -> RunResult:
+    """Start the planned command and read what it did into `result`."""
+    project, spec, label = planned.project, planned.spec, result.check
     # A scratch directory only for tools that write a report file (pytest's junit XML): making one costs time measurable
     # on every lint-on-save.
     wants_report = REPORT_PLACEHOLDER in argv
@@ -449,7 +495,7 @@ def _read_report(path: Path, limit: int = PARSE_CAP_BYTES) -> str | None:
         return None
 
 
-async def run_checks(
+async def run_checks(  # noqa: PLR0913 - keyword options of one call, passed through by name
     projects: Sequence[Project],
     checks: Sequence[CheckName],
     *,
@@ -459,6 +505,7 @@ async def run_checks(
     concurrency: int | None = None,
     on_begin: Callable[[Project, CheckName], None] | None = None,
     on_done: Callable[[RunResult], None] | None = None,
+    cache: ResultCache | None = None,
 ) -> list[RunResult]:
     """Every (project, check) pair, a few at a time; results in project-then-check order. A check a language
     declares no command for (a user's language without `typecheck`) is not run."""
@@ -471,6 +518,7 @@ async def run_checks(
         concurrency=concurrency,
         on_begin=on_begin,
         on_done=on_done,
+        cache=cache,
     )
 
 
@@ -483,8 +531,10 @@ async def run_pairs(
     concurrency: int | None = None,
     on_begin: Callable[[Project, CheckName], None] | None = None,
     on_done: Callable[[RunResult], None] | None = None,
+    cache: ResultCache | None = None,
 ) -> list[RunResult]:
-    """The planned (project, check) runs, a few at a time (the cores); results in the order given."""
+    """The planned (project, check) runs, a few at a time (the cores); results in the order given; through
+    `cache` when given."""
     limit = asyncio.Semaphore(max(1, concurrency or os.cpu_count() or 2))
 
     async def one(project: Project, check: CheckName) -> RunResult:
@@ -492,7 +542,9 @@ async def run_pairs(
             if on_begin is not None:
                 on_begin(project, check)
             try:
-                result = await run_check(project, check, workspace=workspace, config=config, timeout=timeout)
+                result = await run_check(
+                    project, check, workspace=workspace, config=config, timeout=timeout, cache=cache
+                )
             except Exception as exc:  # one broken check must not take the others down
                 log.exception("%s %s crashed", project.language, check)
                 result = RunResult(

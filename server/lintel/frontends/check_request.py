@@ -34,6 +34,8 @@ class CheckRequest:
     fix: bool = False
     unsafe_fixes: bool = False
     diff: bool = False
+    cache_dir: str | None = None
+    no_cache: bool = False
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> CheckRequest:
@@ -57,6 +59,8 @@ class CheckRequest:
             fix=args.fix,
             unsafe_fixes=args.unsafe_fixes,
             diff=args.diff,
+            cache_dir=getattr(args, "cache_dir", None),
+            no_cache=bool(getattr(args, "no_cache", False)),
         )
 
 

@@ -90,6 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="check only the projects holding files changed since git REF and the projects depending on them",
     )
     _add_fix(check)
+    check.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="keep the result cache here (default: $XDG_CACHE_HOME/lintel/results, else ~/.cache/lintel/results)",
+    )
+    check.add_argument("--no-cache", action="store_true", help="run every tool; neither read nor write the cache")
+    _add_cache(commands)
 
     _add_serve(commands)
     mcp = commands.add_parser("mcp", help="serve lintel's checks and test runs to agents as MCP tools (stdio)")
@@ -105,6 +112,15 @@ def build_parser() -> argparse.ArgumentParser:
     det.add_argument("--json", action="store_true", help="machine-readable output")
     _add_merge(commands)
     return parser
+
+
+def _add_cache(commands: argparse._SubParsersAction[_Parser]) -> None:
+    cache = commands.add_parser(
+        "cache", help="the result cache of `lintel check`: `stats` shows it, `clear` empties it"
+    )
+    cache.add_argument("action", choices=("stats", "clear"), help="what to do")
+    cache.add_argument("--cache-dir", metavar="DIR", help="the cache's folder (default: as `lintel check`'s)")
+    cache.add_argument("--json", action="store_true", help="with stats: machine-readable output")
 
 
 def _add_hook(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -327,6 +343,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from lintel.frontends import hook
 
             return hook.run(args)
+        if args.command == "cache":
+            from lintel.frontends import cachecmd
+
+            return cachecmd.run(args)
         if args.command == "merge":
             from lintel.frontends import merge
 

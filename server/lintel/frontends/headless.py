@@ -26,6 +26,7 @@ from lintel.engine.detect_report import detect_report
 from lintel.engine.discover import Discovery, Found, describe, discover, nearest_above, repository_root
 from lintel.engine.fixrun import FixOutcome, FixScope, apply_fixes
 from lintel.engine.registry import registry_for
+from lintel.engine.resultcache import ResultCache, default_cache_dir
 from lintel.engine.scope import ScopeError, affected, matching, parse_shard, shard
 from lintel.engine.validators import ValidateResult, run_validators
 from lintel.frontends.check_request import CheckRequest, DetectRequest
@@ -190,10 +191,13 @@ async def _run_everything(
     config: LintelConfig,
     request: CheckRequest,
     covered: Sequence[Project] = (),
+    cache: ResultCache | None = None,
 ) -> list[RunResult]:
     several = len({p.root for p, _ in pairs} | {p.root for p in covered}) > 1
     begin, done = _progress(not shows_progress(request), root if several else None)
-    check_runs = run_pairs(pairs, workspace=root, config=config, timeout=request.timeout, on_begin=begin, on_done=done)
+    check_runs = run_pairs(
+        pairs, workspace=root, config=config, timeout=request.timeout, on_begin=begin, on_done=done, cache=cache
+    )
 
     def validator_done(result: ValidateResult) -> None:
         done(result.as_run_result(root))
@@ -266,6 +270,21 @@ def _narrow(scope: _Scope, request: CheckRequest) -> Discovery:
     except ScopeError as exc:
         raise UsageError(str(exc)) from exc
     return discovery
+
+
+def result_cache(request: CheckRequest) -> ResultCache | None:
+    """The run's result cache: `--cache-dir`, else the user's cache folder; none with `--no-cache`."""
+    if request.no_cache:
+        return None
+    return ResultCache(Path(request.cache_dir).expanduser() if request.cache_dir else default_cache_dir())
+
+
+def _cache_note(request: CheckRequest, cache: ResultCache) -> None:
+    """How many runs the cache answered, and the cache pruned back under its bound."""
+    counts = cache.counts
+    cache.prune()
+    if counts.hits or counts.misses:
+        _note(request, f"cache: {counts.hits} of {counts.hits + counts.misses} cacheable runs replayed")
 
 
 def _note(request: CheckRequest, message: str) -> None:
@@ -406,7 +425,11 @@ def cmd_check(request: CheckRequest) -> int:
         return _print_diff(fixed)
 
     pairs = discovery.plan(checks)
-    runs = asyncio.run(_run_everything(pairs, validators, root, config, request, _covered_projects(discovery, request)))
+    cache = result_cache(request)
+    covered = _covered_projects(discovery, request)
+    runs = asyncio.run(_run_everything(pairs, validators, root, config, request, covered, cache))
+    if cache is not None:
+        _cache_note(request, cache)
     runs += _unread(scope, discovery)
     issues = dedupe_issues(sort_issues(issue for run in runs for issue in run.issues))
     projects = [ProjectEntry.of(f.project, root, f.member_of) for f in discovery.found]
