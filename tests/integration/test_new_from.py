@@ -5,13 +5,17 @@ only moves or renames old ones; and the errors for a folder outside git, an unkn
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import copy_workspace, require_tool, run_lintel
+from tests.helpers import copy_workspace, require_tool, run_lintel, tool_path
 
 STOCK = '"""Stock levels."""\n\nimport json\n\nfrom inventory.models import Item\n\n\ndef dump(items: list[Item]) -> str:\n    return json.dumps([item.name for item in items])\n'  # noqa: E501
 REBATE = "\n\ndef rebate(item: Item) -> float:\n    return item.price * unknown_rate\n"
@@ -48,7 +52,11 @@ def two_commits(root: Path) -> Path:
     with (src / "pricing.py").open("a") as handle:
         handle.write(REBATE)
     edit(src / "stock.py", "json.dumps([item.name for item in items])", '",".join(item.name for item in items)')
-    edit(src / "models.py", '"""Items in stock and what they are worth."""\n', '"""Items in stock."""\n\n# Prices in cents,\n# quantities in units.\n')
+    edit(
+        src / "models.py",
+        '"""Items in stock and what they are worth."""\n',
+        '"""Items in stock."""\n\n# Prices in cents,\n# quantities in units.\n',
+    )
     edit(
         src / "models.py",
         "def total_value(items: list[Item]) -> float:",
@@ -170,3 +178,28 @@ def test_a_subfolder_of_the_repository_is_compared_with_the_same_subfolder(tmp_p
         handle.write("\n\ndef late() -> None:\n    unused = 1\n")
     _, report, _ = check(outer / "py", "--only", "lint", "--new-from", "HEAD")
     assert found(report) == {("src/inventory/pricing.py", "F841", 23)}
+
+
+def test_a_cancelled_run_leaves_no_worktree_behind(tmp_path: Path) -> None:
+    """SIGTERM (a CI job cancelled) while the merge base's lint runs: the worktree is removed all the same."""
+    root = copy_workspace("python", tmp_path / "repo")
+    started = tmp_path / "started"
+    slow_at_base = f'case "$PWD" in *lintel-base-*) touch "{started}"; exec sleep 300;; esac'
+    (root / "lintel.toml").write_text(f"[languages.python]\nlint = {json.dumps(['sh', '-c', slow_at_base])}\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "one")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "PATH": tool_path(), "TMPDIR": str(temp)}
+    command = [sys.executable, "-m", "lintel", "check", str(root), "--only", "lint", "--new-from", "HEAD"]
+    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        while proc.poll() is None and not started.exists():  # until the base's lint runs (or lintel ended)
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()
+        assert len(list(temp.glob("lintel-base-*"))) == 1
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode != 0, stderr
+    assert git(root, "worktree", "list", "--porcelain").count("worktree ") == 1
+    assert list(temp.iterdir()) == []

@@ -170,10 +170,11 @@ def remove_checkout(top: Path, checkout: Checkout, parent: Path) -> None:
     for link in checkout.links:
         with contextlib.suppress(OSError):
             link.unlink()
-    if checkout.top.exists():
-        _git(top, "worktree", "remove", "--force", "--force", str(checkout.top))
+    removed = _git(top, "worktree", "remove", "--force", "--force", str(checkout.top)).returncode == 0
     shutil.rmtree(parent, ignore_errors=True)
-    _git(top, "worktree", "prune")
+    if not removed:
+        # Interrupted while being added, or removed by hand: git's record of it is stale (its folder is gone).
+        _git(top, "worktree", "prune")
 
 
 def base_scope(head: Discovery, config: LintelConfig, base_root: Path) -> tuple[Discovery, LintelConfig, list[str]]:
