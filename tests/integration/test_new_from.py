@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import copy_workspace, require_tool, run_lintel, tool_path
+from tests.helpers import WORKSPACES, copy_workspace, require_path, require_tool, run_lintel, tool_path
 
 STOCK = '"""Stock levels."""\n\nimport json\n\nfrom inventory.models import Item\n\n\ndef dump(items: list[Item]) -> str:\n    return json.dumps([item.name for item in items])\n'  # noqa: E501
 REBATE = "\n\ndef rebate(item: Item) -> float:\n    return item.price * unknown_rate\n"
@@ -203,3 +203,27 @@ def test_a_cancelled_run_leaves_no_worktree_behind(tmp_path: Path) -> None:
     assert proc.returncode != 0, stderr
     assert git(root, "worktree", "list", "--porcelain").count("worktree ") == 1
     assert list(temp.iterdir()) == []
+
+
+TOTAL = "export function total(items) {\n  const count = items.length;\n  return count;\n}\n"
+
+
+def test_eslint_at_the_base_runs_with_the_working_trees_node_modules(tmp_path: Path) -> None:
+    """node_modules is never committed: the base's checkout borrows the working tree's, or eslint could not run
+    there and every finding would count as new."""
+    require_path(WORKSPACES / "node/node_modules")
+    root = copy_workspace("node", tmp_path / "web")
+    (root / ".gitignore").write_text("node_modules\n")
+    (root / "src/total.js").write_text(TOTAL)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    edit(root / "src/total.js", "  return count;", "  return items.length;")  # `count` now unused, on line 2
+    edit(root / "src/util.js", "// Helpers", "// Moved down a line.\n// Helpers")
+    with (root / "src/math.js").open("a") as handle:
+        handle.write("\nexport function same(a, b) {\n  return a == b;\n}\n")
+    git(root, "commit", "-q", "-am", "head")
+    code, report, stderr = check(root, "--only", "lint", "--new-from", "HEAD~1")
+    assert found(report) == {("src/math.js", "eqeqeq", 16), ("src/total.js", "no-unused-vars", 2)}
+    assert code == 1
+    assert "not checked" not in stderr
