@@ -106,7 +106,8 @@ def test_new_from_reports_exactly_what_the_commit_introduced(repo: Path, tmp_pat
     assert found(report) == NEW_ON_CHANGED_LINES | NEW_ON_UNCHANGED_LINES
     assert code == 1
     assert "checking the merge base" in stderr
-    assert f"{len(everything['issues']) - 5} issues were already at the merge base" in stderr
+    base = git(repo, "rev-parse", "HEAD~1")[:12]
+    assert f"new since the merge base {base} of HEAD~1: 5 of {len(everything['issues'])} issues" in stderr
     # The runs reported are the working tree's; the temporary worktree is gone from disk and from git.
     assert {r["cwd"] for r in report["runs"]} == {"."}
     assert list(temp.iterdir()) == []
@@ -117,14 +118,15 @@ def test_nothing_is_new_against_head_of_a_clean_tree(repo: Path) -> None:
     code, report, stderr = check(repo, "--new-from", "HEAD")
     assert report["issues"] == []
     assert code == 0
-    assert " 0 are new" in stderr
+    assert ": 0 of 14 issues (the others were there already)" in stderr
 
 
 def test_only_changed_lines_misses_what_a_change_causes_elsewhere(repo: Path) -> None:
     code, report, stderr = check(repo, "--new-from", "HEAD~1", "--only-changed-lines")
     assert found(report) == NEW_ON_CHANGED_LINES
     assert code == 1
-    assert "on lines unchanged since the merge base" in stderr
+    assert "on lines changed since the merge base" in stderr
+    assert ": 2 of 14 issues" in stderr
 
 
 def test_uncommitted_and_untracked_changes_count(repo: Path, tmp_path: Path) -> None:
@@ -227,3 +229,26 @@ def test_eslint_at_the_base_runs_with_the_working_trees_node_modules(tmp_path: P
     assert found(report) == {("src/math.js", "eqeqeq", 16), ("src/total.js", "no-unused-vars", 2)}
     assert code == 1
     assert "not checked" not in stderr
+
+
+TODO_VALIDATOR = """[[validators]]
+id = "todo"
+parser = "mypy"
+run = "grep -rn TODO src | sed 's/:\\\\([0-9]*\\\\):.*/:\\\\1: error: a TODO  [todo]/'; exit 1"
+"""
+
+
+def test_validators_run_at_the_merge_base_too(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "v"\nversion = "0"\n')
+    (root / "lintel.toml").write_text(TODO_VALIDATOR)
+    (root / "src/a.py").write_text("x = 1  # TODO old\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "one")
+    (root / "src/a.py").write_text("y = 0\nx = 1  # TODO old\nz = 2  # TODO new\n")  # uncommitted: still new
+    code, report, stderr = check(root, "--only", "validators", "--new-from", "HEAD")
+    assert found(report) == {("src/a.py", "todo", 3)}
+    assert code == 1
+    assert ": 1 of 2 issues" in stderr

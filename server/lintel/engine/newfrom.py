@@ -4,6 +4,7 @@ only the findings whose fingerprint it lacks; `--only-changed-lines` keeps those
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import contextlib
 import re
@@ -25,6 +26,7 @@ from lintel.engine.checks import dedupe_issues, run_pairs, sort_issues
 from lintel.engine.config import LintelConfig, load_config
 from lintel.engine.discover import Discovery, discover
 from lintel.engine.registry import registry_for
+from lintel.engine.validators import run_validators
 from lintel.languages import CheckName, Project
 
 GIT_TIMEOUT = 300
@@ -202,12 +204,14 @@ async def check_base(
     checks: Sequence[CheckName],
     *,
     config: LintelConfig,
+    validators: Sequence[str] = (),
     timeout: float | None = None,
     on_begin: Callable[[Project, CheckName], None] | None = None,
     on_done: Callable[[RunResult], None] | None = None,
 ) -> BaseCheck:
-    """The same checks of the same projects at the merge base, through the engine's one path (run_pairs), in a
-    temporary worktree removed before this returns. Issues come back as the working tree would name them."""
+    """The same checks of the same projects at the merge base, and the validators of these ids it configures,
+    through the engine's own paths (run_pairs, run_validators), in a temporary worktree removed before this
+    returns. Issues come back as the working tree would name them."""
     rel = head.root.resolve().relative_to(base.top).as_posix() if head.root.resolve() != base.top else ""
     renames = renamed_files(base, head.root)
     with base_checkout(base) as checkout:
@@ -218,20 +222,31 @@ async def check_base(
             return outcome
         checkout.borrow_installs(base.top, [f.root for f in head.found])
         discovery, base_config, outcome.notes = base_scope(head, config, base_root)
-        pairs = discovery.plan(checks)
-        outcome.runs = await run_pairs(
-            pairs, workspace=base_root, config=base_config, timeout=timeout, on_begin=on_begin, on_done=on_done
+        chosen = [v for v in base_config.validators if v.id in validators]
+        missing = sorted(set(validators) - {v.id for v in chosen})
+        if missing:
+            outcome.notes.append(f"validators not configured at the merge base (their findings are new): {missing}")
+        ran, validated = await asyncio.gather(
+            run_pairs(
+                discovery.plan(checks),
+                workspace=base_root,
+                config=base_config,
+                timeout=timeout,
+                on_begin=on_begin,
+                on_done=on_done,
+            ),
+            run_validators(chosen, base_root, concurrency=base_config.validator_concurrency),
         )
-        for run in outcome.runs:
-            if run.status == "not_checked":
-                where = discovery.relative(run.cwd)
-                outcome.notes.append(
-                    f"at the merge base, {run.language} {run.check} in {where} was not checked ({run.reason}): "
-                    "its findings there all count as new"
-                )
+        outcome.runs = [*ran, *(v.as_run_result(base_root) for v in validated)]
+        outcome.notes += [_unchecked(run, discovery) for run in outcome.runs if run.status == "not_checked"]
         issues = dedupe_issues(sort_issues(issue for run in outcome.runs for issue in run.issues))
         outcome.issues = as_working_tree(issues, base_root, checkout.top, base.top, renames)
     return outcome
+
+
+def _unchecked(run: RunResult, discovery: Discovery) -> str:
+    what = f"{run.language} {run.check} in {discovery.relative(run.cwd)}" if run.language else f"validator {run.tool}"
+    return f"at the merge base, {what} was not checked ({run.reason}): its findings there all count as new"
 
 
 def as_working_tree(

@@ -385,26 +385,33 @@ def _merge_base(scope: _Scope, request: CheckRequest) -> MergeBase | None:
 
 def _hold_the_line(
     base: MergeBase,
-    discovery: Discovery,
-    checks: list[CheckName],
     scope: _Scope,
     request: CheckRequest,
+    discovery: Discovery,
+    checks: list[CheckName],
+    validators: list[ValidatorConfig],
     issues: list[Issue],
 ) -> list[Issue]:
-    """`--new-from`: the issues the merge base's own check does not have; with `--only-changed-lines`, those
-    on lines changed since it. Validators and coverage do not run at the base: their findings all count as new."""
+    """`--new-from`: the issues the merge base's own check (the same checks and validators of the same projects)
+    does not have; with `--only-changed-lines`, those on lines changed since it. Coverage does not run at the
+    base: its findings all count as new."""
     where = f"the merge base {base.short} of {base.ref}"
     try:
         if request.only_changed_lines:
             kept = on_changed_lines(issues, changed_lines(base, scope.root))
-            _note(
-                request, f"{len(issues) - len(kept)} issues are on lines unchanged since {where}, {len(kept)} are not"
-            )
+            _note(request, f"on lines changed since {where}: {len(kept)} of {len(issues)} issues")
             return kept
         _note(request, f"checking {where} in a temporary worktree")
         begin, done = _progress(not shows_progress(request), None, prefix="merge base: ")
         checking = check_base(
-            base, discovery, checks, config=scope.config, timeout=request.timeout, on_begin=begin, on_done=done
+            base,
+            discovery,
+            checks,
+            config=scope.config,
+            validators=[v.id for v in validators],
+            timeout=request.timeout,
+            on_begin=begin,
+            on_done=done,
         )
         outcome = asyncio.run(checking)
     except NewFromError as exc:
@@ -412,7 +419,7 @@ def _hold_the_line(
     for note in outcome.notes:
         _note(request, note)
     kept = outcome.new_issues(issues)
-    _note(request, f"{len(issues) - len(kept)} issues were already at {where}, {len(kept)} are new")
+    _note(request, f"new since {where}: {len(kept)} of {len(issues)} issues (the others were there already)")
     return kept
 
 
@@ -424,6 +431,7 @@ def cmd_check(request: CheckRequest) -> int:
     if request.unsafe_fixes and not (request.fix or request.diff):
         raise UsageError("--unsafe-fixes goes with --fix or --diff")
     scope = _scope(request.path)
+    base = _merge_base(scope, request)
     root, config = scope.root, scope.config
     checks, validators = _checks_and_validators(request, config)
     if validators and not _runs_validators(scope, request):
@@ -437,7 +445,6 @@ def cmd_check(request: CheckRequest) -> int:
     if request.list_projects:
         return _list_projects(scope, discovery, request.fmt)
     baseline = _baseline(request.baseline)
-    base = _merge_base(scope, request)
     try:
         output = writable(request.output, "--output") if request.output else None
         record = writable(request.write_baseline, "--write-baseline") if request.write_baseline else None
@@ -462,7 +469,7 @@ def cmd_check(request: CheckRequest) -> int:
         issues = baseline.new_issues(issues)
         print(f"lintel: {known - len(issues)} issues are in the baseline, {len(issues)} are new", file=sys.stderr)
     if base is not None:
-        issues = _hold_the_line(base, discovery, checks, scope, request, issues)
+        issues = _hold_the_line(base, scope, request, discovery, checks, validators, issues)
     report = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
     if fixed is not None:
         count, files = _plural(fixed.applied, "finding"), _plural(len(fixed.files), "file")
