@@ -75,7 +75,7 @@ def check(root: Path, *args: str, env: dict[str, str] | None = None) -> tuple[in
 
 
 def found(report: dict[str, Any]) -> set[tuple[str, str, int]]:
-    return {(i["file"], i["rule"], i["line"]) for i in report["issues"]}
+    return {(i["file"], i.get("rule", ""), i["line"]) for i in report["issues"]}
 
 
 NEW_ON_CHANGED_LINES = {
@@ -252,3 +252,38 @@ def test_validators_run_at_the_merge_base_too(tmp_path: Path) -> None:
     assert found(report) == {("src/a.py", "todo", 3)}
     assert code == 1
     assert ": 1 of 2 issues" in stderr
+
+
+MAIN = """package main
+
+import (
+\t"fmt"
+
+\t"example.com/api/auth"
+)
+
+func main() {
+\tfmt.Printf("%d\\n", "x")
+\tif auth.OK() {
+\t\tfmt.Println("ok")
+\t}
+}
+"""
+
+
+def test_go_a_changed_signature_breaks_an_unchanged_caller(tmp_path: Path) -> None:
+    require_tool("go")
+    root = tmp_path / "api"
+    (root / "auth").mkdir(parents=True)
+    (root / "go.mod").write_text("module example.com/api\n\ngo 1.22\n")
+    (root / "main.go").write_text(MAIN)
+    (root / "auth/auth.go").write_text("package auth\n\nfunc OK() bool { return true }\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "one")
+    (root / "auth/auth.go").write_text('package auth\n\nfunc OK(user string) bool { return user != "" }\n')
+    code, report, _ = check(root, "--only", "typecheck", "--new-from", "HEAD")
+    # go vet's Printf finding at the base is old news; the build error in main.go, which the commit did not touch,
+    # is new.
+    assert {(f, line) for f, _, line in found(report)} == {("main.go", 11)}
+    assert code == 1
