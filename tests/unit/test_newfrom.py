@@ -8,12 +8,15 @@ from pathlib import Path
 
 import pytest
 from lintel.core.issues import Issue, SourceLines, finalize_issues, make_issue
+from lintel.engine.config import LintelConfig
+from lintel.engine.discover import discover
 from lintel.engine.newfrom import (
     BaseCheck,
     MergeBase,
     NewFromError,
     as_working_tree,
     base_checkout,
+    base_scope,
     changed_lines,
     merge_base,
     on_changed_lines,
@@ -160,3 +163,14 @@ def test_base_issues_take_the_working_tree_names_and_match_by_fingerprint(tmp_pa
         finalize_issues(now, SourceLines(head))
     )
     assert [(i.file, i.rule) for i in fresh] == [("b.py", "E401")]
+
+
+def test_the_base_checks_the_same_projects_and_names_the_new_ones(tmp_path: Path) -> None:
+    files = {"a/pyproject.toml": "", "b/go.mod": "module b\n", "c/package.json": "{}"}
+    root = repo(tmp_path / "r", files)
+    write(root, {"d/Cargo.toml": '[package]\nname = "d"\n'})
+    head = discover(root).narrowed(lambda f: f.root.name != "c")
+    with base_checkout(merge_base(root, "HEAD")) as checkout:
+        found, _, notes = base_scope(head, LintelConfig(), checkout.top)
+        assert [(found.relative(f.root), f.language) for f in found.found] == [("a", "python"), ("b", "go")]
+    assert notes == ["projects new since the merge base (all their findings count as new): d: rust"]

@@ -195,7 +195,13 @@ def base_scope(head: Discovery, config: LintelConfig, base_root: Path) -> tuple[
         examples=base_config.projects.examples,
     )
     wanted = {(head.relative(f.root), f.language) for f in head.found}
-    return found.narrowed(lambda f: (found.relative(f.root), f.language) in wanted), base_config, notes
+    narrowed = found.narrowed(lambda f: (found.relative(f.root), f.language) in wanted)
+    fresh = sorted(wanted - {(narrowed.relative(f.root), f.language) for f in narrowed.found})
+    if fresh:
+        named = ", ".join(f"{root}: {language}" for root, language in fresh[:5])
+        more = f" and {len(fresh) - 5} more" if len(fresh) > 5 else ""
+        notes.append(f"projects new since the merge base (all their findings count as new): {named}{more}")
+    return narrowed, base_config, notes
 
 
 async def check_base(
