@@ -79,6 +79,8 @@ def test_errors_say_what_is_wrong(tmp_path: Path) -> None:
     root = repo(tmp_path / "r", {"a.py": "1\n"})
     with pytest.raises(NewFromError, match="git does not know 'nope'"):
         merge_base(root, "nope")
+    with pytest.raises(NewFromError, match="git does not know '--all'"):
+        merge_base(root, "--all")
     git(root, "checkout", "-q", "--orphan", "other")
     commit(root, {"b.py": "2\n"})
     with pytest.raises(NewFromError, match="no merge base of main and HEAD"):
@@ -90,6 +92,9 @@ def test_the_worktree_is_removed_after_use_and_on_error(tmp_path: Path) -> None:
     (root / "node_modules").mkdir()
     (root / "node_modules/keep.txt").write_text("the working tree's\n")
     commit(root, {"a.py": "new\n", ".gitignore": "node_modules/\n"})
+    hook = root / ".git/hooks/post-checkout"
+    hook.write_text(f"#!/bin/sh\ntouch '{tmp_path / 'hook ran'}'\n")
+    hook.chmod(0o755)
     base = merge_base(root, "HEAD~1")
     with base_checkout(base) as checkout:
         assert (checkout.top / "a.py").read_text() == "old\n"
@@ -101,6 +106,7 @@ def test_the_worktree_is_removed_after_use_and_on_error(tmp_path: Path) -> None:
     assert not checkout.top.parent.exists()
     assert worktrees(root) == 1
     assert (root / "node_modules/keep.txt").exists()  # removing the checkout never reached through the link
+    assert not (tmp_path / "hook ran").exists()
     with pytest.raises(RuntimeError), base_checkout(base) as failing:
         raise RuntimeError("a check crashed")
     assert not failing.top.parent.exists()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import os
 import re
 import shutil
 import signal
@@ -73,10 +74,10 @@ class BaseCheck:
         return Baseline(Counter(issue.fingerprint for issue in self.issues)).new_issues(issues)
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _git(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(
-            ["git", "-C", str(cwd), *args], capture_output=True, text=True, check=False, timeout=GIT_TIMEOUT
+            ["git", "-C", str(cwd), *args], capture_output=True, text=True, check=False, timeout=GIT_TIMEOUT, env=env
         )
     except FileNotFoundError as exc:
         raise NewFromError("needs git, which was not found on PATH") from exc
@@ -97,10 +98,11 @@ def merge_base(root: Path, ref: str) -> MergeBase:
         raise NewFromError(f"{root} is not in a git repository (it compares against a commit of one)")
     where = Path(top.stdout.strip()).resolve()
     shallow = _git(where, "rev-parse", "--is-shallow-repository").stdout.strip() == "true"
-    if _git(where, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode != 0:
+    known = _git(where, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if known.returncode != 0 or ref.startswith("-"):  # an option is no ref
         hint = f"; this clone is shallow: {SHALLOW_HINT}" if shallow else ""
         raise NewFromError(f"git does not know {ref!r} (a branch, tag or commit; is it fetched?){hint}")
-    found = _git(where, "merge-base", ref, "HEAD")
+    found = _git(where, "merge-base", known.stdout.strip(), "HEAD")
     if found.returncode != 0:
         if shallow:
             raise NewFromError(f"the merge base of {ref} and HEAD is not in this shallow clone: {SHALLOW_HINT}")
@@ -158,7 +160,10 @@ def base_checkout(base: MergeBase) -> Iterator[Checkout]:
     checkout = Checkout(parent / base.top.name)
     try:
         with _terminate_as_exit():
-            added = _git(base.top, "worktree", "add", "--detach", "--quiet", str(checkout.top), base.commit)
+            # No hooks (a post-checkout hook is the user's, for their own checkouts) and no Git LFS downloads.
+            quiet = ("-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--quiet")
+            env = {**os.environ, "GIT_LFS_SKIP_SMUDGE": "1"}
+            added = _git(base.top, *quiet, str(checkout.top), base.commit, env=env)
             if added.returncode != 0:
                 raise NewFromError(f"could not check out the merge base {base.short}: {_last_line(added)}")
             yield checkout
