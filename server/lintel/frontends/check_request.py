@@ -31,6 +31,8 @@ class CheckRequest:
     list_projects: bool = False
     shard: str | None = None
     changed_since: str | None = None
+    new_from: str | None = None
+    only_changed_lines: bool = False
     fix: bool = False
     unsafe_fixes: bool = False
     diff: bool = False
@@ -56,6 +58,8 @@ class CheckRequest:
             list_projects=args.list_projects,
             shard=args.shard,
             changed_since=args.changed_since,
+            new_from=getattr(args, "new_from", None),
+            only_changed_lines=bool(getattr(args, "only_changed_lines", False)),
             fix=args.fix,
             unsafe_fixes=args.unsafe_fixes,
             diff=args.diff,

@@ -89,6 +89,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REF",
         help="check only the projects holding files changed since git REF and the projects depending on them",
     )
+    check.add_argument(
+        "--new-from",
+        metavar="REF",
+        help="report only issues new since the merge base of git REF and HEAD (by fingerprint: checks the base too)",
+    )
+    check.add_argument(
+        "--only-changed-lines",
+        action="store_true",
+        help="with --new-from REF: report only issues on lines changed since its merge base (no check of the base)",
+    )
     _add_fix(check)
     check.add_argument(
         "--cache-dir",

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lintel.core.fsnames import json_text
+from lintel.core.issues import Issue
 from lintel.engine.baseline import Baseline, BaselineError, load_baseline
 from lintel.engine.checks import RunResult, dedupe_issues, run_pairs, sort_issues
 from lintel.engine.config import LintelConfig, ValidatorConfig, load_config
@@ -25,6 +26,7 @@ from lintel.engine.detect_report import ProjectEntry as DetectedProject
 from lintel.engine.detect_report import detect_report
 from lintel.engine.discover import Discovery, Found, describe, discover, nearest_above, repository_root
 from lintel.engine.fixrun import FixOutcome, FixScope, apply_fixes
+from lintel.engine.newfrom import MergeBase, NewFromError, changed_lines, check_base, merge_base, on_changed_lines
 from lintel.engine.registry import registry_for
 from lintel.engine.resultcache import ResultCache, default_cache_dir
 from lintel.engine.scope import ScopeError, affected, matching, parse_shard, shard
@@ -152,7 +154,7 @@ def shows_progress(request: CheckRequest) -> bool:
     return request.progress or request.verbose or sys.stderr.isatty()
 
 
-def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
+def _progress(quiet: bool, root: Path | None, prefix: str = "") -> tuple[Any, Any]:
     """Progress lines on stderr; with several projects (`root` given) each line names the project."""
 
     def where(path: Path) -> str:
@@ -163,7 +165,9 @@ def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
 
     def begin(project: Project, check: CheckName) -> None:
         if not quiet:
-            print(f"lintel: running {where(project.root)}{project.language} {check}…", file=sys.stderr, flush=True)
+            print(
+                f"lintel: {prefix}running {where(project.root)}{project.language} {check}…", file=sys.stderr, flush=True
+            )
 
     def done(result: Any) -> None:
         if quiet:
@@ -176,7 +180,7 @@ def _progress(quiet: bool, root: Path | None) -> tuple[Any, Any]:
         # A validator belongs to no language: it is named by its id.
         name = f"{result.language} {result.check} ({result.tool})" if result.language else f"validator {result.tool}"
         print(
-            f"lintel: {where(result.cwd)}{name} {what} in {result.duration_ms / 1000:.1f}s",
+            f"lintel: {prefix}{where(result.cwd)}{name} {what} in {result.duration_ms / 1000:.1f}s",
             file=sys.stderr,
             flush=True,
         )
@@ -393,6 +397,58 @@ def _print_diff(outcome: FixOutcome) -> int:
     return 3 if outcome.problems else EXIT_OK
 
 
+def _merge_base(scope: _Scope, request: CheckRequest) -> MergeBase | None:
+    """The commit `--new-from REF` compares against, found before anything runs (a wrong REF fails fast)."""
+    if request.only_changed_lines and not request.new_from:
+        raise UsageError("--only-changed-lines goes with --new-from REF (the lines changed since its merge base)")
+    if not request.new_from:
+        return None
+    try:
+        return merge_base(scope.root, request.new_from)
+    except NewFromError as exc:
+        raise UsageError(f"--new-from: {exc}") from exc
+
+
+def _hold_the_line(
+    base: MergeBase,
+    scope: _Scope,
+    request: CheckRequest,
+    discovery: Discovery,
+    checks: list[CheckName],
+    validators: list[ValidatorConfig],
+    issues: list[Issue],
+) -> list[Issue]:
+    """`--new-from`: the issues the merge base's own check (the same checks and validators of the same projects)
+    does not have; with `--only-changed-lines`, those on lines changed since it. Coverage does not run at the
+    base: its findings all count as new."""
+    where = f"the merge base {base.short} of {base.ref}"
+    try:
+        if request.only_changed_lines:
+            kept = on_changed_lines(issues, changed_lines(base, scope.root))
+            _note(request, f"on lines changed since {where}: {len(kept)} of {len(issues)} issues")
+            return kept
+        _note(request, f"checking {where} in a temporary worktree")
+        begin, done = _progress(not shows_progress(request), None, prefix="merge base: ")
+        checking = check_base(
+            base,
+            discovery,
+            checks,
+            config=scope.config,
+            validators=[v.id for v in validators],
+            timeout=request.timeout,
+            on_begin=begin,
+            on_done=done,
+        )
+        outcome = asyncio.run(checking)
+    except NewFromError as exc:
+        raise UsageError(f"--new-from: {exc}") from exc
+    for note in outcome.notes:
+        _note(request, note)
+    kept = outcome.new_issues(issues)
+    _note(request, f"new since {where}: {len(kept)} of {len(issues)} issues (the others were there already)")
+    return kept
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
@@ -401,6 +457,7 @@ def cmd_check(request: CheckRequest) -> int:
     if request.unsafe_fixes and not (request.fix or request.diff):
         raise UsageError("--unsafe-fixes goes with --fix or --diff")
     scope = _scope(request.path)
+    base = _merge_base(scope, request)
     root, config = scope.root, scope.config
     checks, validators = _checks_and_validators(request, config)
     if validators and not _runs_validators(scope, request):
@@ -441,6 +498,8 @@ def cmd_check(request: CheckRequest) -> int:
         known = len(issues)
         issues = baseline.new_issues(issues)
         print(f"lintel: {known - len(issues)} issues are in the baseline, {len(issues)} are new", file=sys.stderr)
+    if base is not None:
+        issues = _hold_the_line(base, scope, request, discovery, checks, validators, issues)
     report = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
     if fixed is not None:
         count, files = _plural(fixed.applied, "finding"), _plural(len(fixed.files), "file")
