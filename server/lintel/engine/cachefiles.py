@@ -78,7 +78,7 @@ class TreeHasher:
         return out
 
     def _folder(self, root: Path, *, gitignored_out: bool) -> list[tuple[str, str]] | None:
-        repo = _repository(root)
+        repo = repository(root)
         listing = self._listing(repo) if repo is not None else None
         if listing is None:
             return _walk(root, root)
@@ -107,7 +107,8 @@ class TreeHasher:
         return self._listings[repo]
 
 
-def _repository(folder: Path) -> Path | None:
+def repository(folder: Path) -> Path | None:
+    """The nearest folder at or above `folder` holding `.git` (a directory, or a worktree's file)."""
     for candidate in (folder, *folder.parents):
         if (candidate / ".git").exists():
             return candidate

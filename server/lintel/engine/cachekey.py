@@ -13,9 +13,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from lintel.engine.cachefiles import TreeHasher, file_hash
+from lintel.engine.cachefiles import TreeHasher, file_hash, repository
 
-KEY_FORMAT = 1
+KEY_FORMAT = 2
+# What the checkout's own folder reads as in a key and a stored result: a check of the same files in another
+# checkout of the repository (the merge base's worktree of `--new-from`, a CI runner's other path) is the same
+# check. NULs cannot be in a path or a tool's text, so the mark cannot be mistaken for either.
+_ROOT_MARK = "\\u0000root\\u0000"
 
 # The lockfiles of a family's package managers: what a tool's plugins and a type checker's imports resolve to.
 _NODE_LOCKS = (
@@ -145,8 +149,32 @@ def inputs_for(run: KeyInputs) -> ToolInputs | None:
     return TOOLS.get(run.tool)
 
 
+def checkout_root(workspace: Path) -> Path | None:
+    """The folder a key and a stored result name relative to: the repository holding the workspace, else the
+    workspace; None for a folder too near `/` to stand for one checkout."""
+    folder = workspace.resolve()
+    root = repository(folder) or folder
+    return root if len(root.parts) > 2 else None
+
+
+def relocated(text: str, root: Path | None) -> str:
+    """JSON `text` with `root` (as a path, not a prefix of a longer name) written as the checkout's mark."""
+    if root is None:
+        return text
+    needle = json.dumps(str(root))[1:-1]
+    return re.sub(re.escape(needle) + r"(?![\w.-])", lambda _: _ROOT_MARK, text)
+
+
+def restored(text: str, root: Path | None) -> str:
+    """Relocated JSON `text` with the mark as `root` again: the checkout the result is replayed in."""
+    if root is None:
+        return text
+    return text.replace(_ROOT_MARK, json.dumps(str(root))[1:-1])
+
+
 async def cache_key(run: KeyInputs, hasher: TreeHasher, probe: Prober) -> str | None:
-    """The key of `run`, or None when its result must not be cached (an unknown tool, an input not readable)."""
+    """The key of `run`, or None when its result must not be cached (an unknown tool, an input not readable).
+    Paths inside the checkout count relative to it (checkout_root)."""
     inputs = inputs_for(run)
     if inputs is None or not run.binaries:
         return None
@@ -177,6 +205,7 @@ async def cache_key(run: KeyInputs, hasher: TreeHasher, probe: Prober) -> str | 
         "files": files,
     }
     text = json.dumps(document, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    text = relocated(text, checkout_root(run.workspace))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
@@ -243,7 +272,8 @@ def _argv_files(argv: Sequence[str], cwd: Path) -> list[tuple[str, str]]:
 
 
 async def _identity(binary: str, run: KeyInputs, probe: Prober) -> list[str] | None:
-    """The binary's resolved file and what its version probe says."""
+    """The binary and the file it resolves to (by identity, not path: a checkout that links another's installed
+    tools runs the same file), and what its version probe says."""
     real = Path(os.path.realpath(binary))
     try:
         stat = real.stat()
@@ -253,7 +283,7 @@ async def _identity(binary: str, run: KeyInputs, probe: Prober) -> list[str] | N
     version = await probe(str(real), args) if args is not None else ""
     if version is None:
         return None
-    return [binary, str(real), str(stat.st_size), str(stat.st_mtime_ns), version]
+    return [binary, str(stat.st_dev), str(stat.st_ino), str(stat.st_size), str(stat.st_mtime_ns), version]
 
 
 def _probe_args(run: KeyInputs, binary: str) -> tuple[str, ...] | None:
@@ -310,18 +340,21 @@ def _rustup_state(env: Mapping[str, str]) -> list[str]:
 
 def _site_packages(run: KeyInputs) -> list[str]:
     """What is installed in the virtualenvs a type checker imports from (the project's own, the checker's): the
-    names of the packages' metadata folders carry their versions; `.pth` files (editable installs) their paths."""
+    names of the packages' metadata folders carry their versions; `.pth` files (editable installs) their paths.
+    Each virtualenv once, by its real folder; named by what it holds, not where (a checkout may link another's)."""
     venvs = {run.cwd / ".venv", run.cwd / "venv"}
     venvs |= {Path(os.path.realpath(b)).parent.parent for b in run.binaries}
     venvs |= {Path(b).parent.parent for b in run.binaries}
+    real = sorted({v.resolve() for v in venvs if (v / "pyvenv.cfg").is_file()})
     out: list[str] = []
-    for venv in sorted(v for v in venvs if (v / "pyvenv.cfg").is_file()):
+    for venv in real:
         for site in sorted(venv.glob("lib/python*/site-packages")):
+            out.append(site.relative_to(venv).as_posix())
             for entry in sorted(os.listdir(site)):
                 if entry.endswith(".pth"):
-                    out.append(f"{site}/{entry}:{file_hash(site / entry)}")
+                    out.append(f"{entry}:{file_hash(site / entry)}")
                 elif entry.endswith((".dist-info", ".egg-info", ".egg-link")):
-                    out.append(f"{site}/{entry}")
+                    out.append(entry)
     return out
 
 

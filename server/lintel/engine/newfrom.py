@@ -27,6 +27,7 @@ from lintel.engine.checks import dedupe_issues, run_pairs, sort_issues
 from lintel.engine.config import LintelConfig, load_config
 from lintel.engine.discover import Discovery, discover
 from lintel.engine.registry import registry_for
+from lintel.engine.resultcache import ResultCache
 from lintel.engine.validators import run_validators
 from lintel.languages import CheckName, Project
 
@@ -209,7 +210,7 @@ def base_scope(head: Discovery, config: LintelConfig, base_root: Path) -> tuple[
     return narrowed, base_config, notes
 
 
-async def check_base(
+async def check_base(  # noqa: PLR0913 - the check's own parts, passed through by name
     base: MergeBase,
     head: Discovery,
     checks: Sequence[CheckName],
@@ -219,10 +220,12 @@ async def check_base(
     timeout: float | None = None,
     on_begin: Callable[[Project, CheckName], None] | None = None,
     on_done: Callable[[RunResult], None] | None = None,
+    cache: ResultCache | None = None,
 ) -> BaseCheck:
     """The same checks of the same projects at the merge base, and the validators of these ids it configures,
     through the engine's own paths (run_pairs, run_validators), in a temporary worktree removed before this
-    returns. Issues come back as the working tree would name them."""
+    returns. Issues come back as the working tree would name them. Through `cache` when given: a project the
+    change left alone replays the working tree's result (keys name paths relative to the checkout)."""
     rel = head.root.resolve().relative_to(base.top).as_posix() if head.root.resolve() != base.top else ""
     renames = renamed_files(base, head.root)
     with base_checkout(base) as checkout:
@@ -245,6 +248,7 @@ async def check_base(
                 timeout=timeout,
                 on_begin=on_begin,
                 on_done=on_done,
+                cache=cache,
             ),
             run_validators(chosen, base_root, concurrency=base_config.validator_concurrency),
         )

@@ -19,12 +19,12 @@ from typing import Any, get_args
 from lintel.core.issues import Issue, TestFailure
 from lintel.core.results import RunResult, Status
 from lintel.engine.cachefiles import TreeHasher
-from lintel.engine.cachekey import KeyInputs, cache_key
+from lintel.engine.cachekey import KeyInputs, cache_key, checkout_root, relocated, restored
 from lintel.runtime.process import ProcessStartError, run_process
 
 log = logging.getLogger(__name__)
 
-ENTRY_FORMAT = 1
+ENTRY_FORMAT = 2
 DEFAULT_MAX_BYTES = 1024 * 1024 * 1024
 _PROBE_TIMEOUT = 30.0
 # Only a run that ended the way a run always ends for these inputs is stored: not a timeout, a missing binary,
@@ -87,7 +87,8 @@ class ResultCache:
         if key is None:
             self.counts.uncached += 1
             return await execute()
-        stored = self.load(key)
+        root = checkout_root(run.workspace)
+        stored = self.load(key, root)
         if stored is not None:
             self.counts.hits += 1
             log.info("%s %s: cached result replayed (%s)", run.tool, run.check, key[:12])
@@ -95,13 +96,14 @@ class ResultCache:
         self.counts.misses += 1
         result = await execute()
         if storable(result):
-            self.save(key, result)
+            self.save(key, result, root)
         return result
 
-    def load(self, key: str) -> RunResult | None:
+    def load(self, key: str, root: Path | None = None) -> RunResult | None:
+        """The result stored under `key`, its checkout's paths as `root`'s (the checkout it is replayed in)."""
         path = self._entry(key)
         try:
-            data = json.loads(zlib.decompress(path.read_bytes()))
+            data = json.loads(restored(zlib.decompress(path.read_bytes()).decode("ascii"), root))
             if data.get("format") != ENTRY_FORMAT or data.get("key") != key:
                 raise ValueError("not this key's entry")
             result = result_from_json(data["result"])
@@ -115,9 +117,10 @@ class ResultCache:
             os.utime(path)  # recently used: the last to go when the cache is pruned
         return result
 
-    def save(self, key: str, result: RunResult) -> None:
+    def save(self, key: str, result: RunResult, root: Path | None = None) -> None:
+        """Store `result` under `key`, the paths inside its checkout `root` written relative to it."""
         document = {"format": ENTRY_FORMAT, "key": key, "result": result_to_json(result)}
-        data = zlib.compress(json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogatepass"), 6)
+        data = zlib.compress(relocated(json.dumps(document), root).encode("ascii"), 6)
         try:
             _write_atomic(self._entry(key), data)
         except OSError as exc:  # a full or read-only disk: the run's result stands, uncached

@@ -72,6 +72,29 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a line on stderr as each check starts and ends (the default only when stderr is a terminal)",
     )
+    _add_scope(check)
+    _add_fix(check)
+    _add_cache_options(check)
+    _add_cache(commands)
+
+    _add_serve(commands)
+    mcp = commands.add_parser("mcp", help="serve lintel's checks and test runs to agents as MCP tools (stdio)")
+    mcp.add_argument("--root", default=".", help="the workspace the tools act on (default: the current directory)")
+    mcp.add_argument(
+        "--untrusted", action="store_true", help="run no tool in the workspace (detection and results only)"
+    )
+
+    _add_hook(commands)
+
+    det = commands.add_parser("detect", help="show the projects, their commands and binaries")
+    det.add_argument("path", nargs="?", default=".", help="the folder to look in (default: .)")
+    det.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_merge(commands)
+    return parser
+
+
+def _add_scope(check: argparse.ArgumentParser) -> None:
+    """Which projects a check covers and which of its findings it reports: a CI matrix's and a PR's options."""
     check.add_argument(
         "--project",
         action="append",
@@ -99,29 +122,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --new-from REF: report only issues on lines changed since its merge base (no check of the base)",
     )
-    _add_fix(check)
+
+
+def _add_cache_options(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--cache-dir",
         metavar="DIR",
         help="keep the result cache here (default: $XDG_CACHE_HOME/lintel/results, else ~/.cache/lintel/results)",
     )
     check.add_argument("--no-cache", action="store_true", help="run every tool; neither read nor write the cache")
-    _add_cache(commands)
-
-    _add_serve(commands)
-    mcp = commands.add_parser("mcp", help="serve lintel's checks and test runs to agents as MCP tools (stdio)")
-    mcp.add_argument("--root", default=".", help="the workspace the tools act on (default: the current directory)")
-    mcp.add_argument(
-        "--untrusted", action="store_true", help="run no tool in the workspace (detection and results only)"
-    )
-
-    _add_hook(commands)
-
-    det = commands.add_parser("detect", help="show the projects, their commands and binaries")
-    det.add_argument("path", nargs="?", default=".", help="the folder to look in (default: .)")
-    det.add_argument("--json", action="store_true", help="machine-readable output")
-    _add_merge(commands)
-    return parser
 
 
 def _add_cache(commands: argparse._SubParsersAction[_Parser]) -> None:

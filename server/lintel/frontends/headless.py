@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from lintel.core.fsnames import json_text
-from lintel.core.issues import Issue
 from lintel.engine.baseline import Baseline, BaselineError, load_baseline
 from lintel.engine.checks import RunResult, dedupe_issues, run_pairs, sort_issues
 from lintel.engine.config import LintelConfig, ValidatorConfig, load_config
@@ -26,16 +25,16 @@ from lintel.engine.detect_report import ProjectEntry as DetectedProject
 from lintel.engine.detect_report import detect_report
 from lintel.engine.discover import Discovery, Found, describe, discover, nearest_above, repository_root
 from lintel.engine.fixrun import FixOutcome, FixScope, apply_fixes
-from lintel.engine.newfrom import MergeBase, NewFromError, changed_lines, check_base, merge_base, on_changed_lines
 from lintel.engine.registry import registry_for
 from lintel.engine.resultcache import ResultCache, default_cache_dir
 from lintel.engine.scope import ScopeError, affected, matching, parse_shard, shard
 from lintel.engine.validators import ValidateResult, run_validators
 from lintel.frontends.check_request import CheckRequest, DetectRequest
+from lintel.frontends.checknotes import UsageError, note, progress, shows_progress
+from lintel.frontends.holdline import base_of, hold_the_line
 from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
 from lintel.frontends.report.files import OutputError, writable, write
 from lintel.frontends.report.publish import present
-from lintel.frontends.report.text import short_reason
 from lintel.languages import CHECKS, CheckName, Project
 
 EXIT_OK = 0
@@ -44,10 +43,6 @@ EXIT_USAGE = 2
 # `coverage` runs the tests with coverage (lintel.coverage): totals in text, per file in json and sarif.
 ONLY_CHOICES = (*CHECKS, "validators", COVERAGE_CHECK)
 DEFAULT_ONLY = "lint,typecheck"
-
-
-class UsageError(Exception):
-    """Bad arguments or configuration: exit code 2."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -146,48 +141,6 @@ def _config(root: Path) -> LintelConfig:
     return loaded.config
 
 
-def shows_progress(request: CheckRequest) -> bool:
-    """Progress lines on stderr on a terminal, or when asked (`--progress`, `-v`); never with `--quiet`. A CI log
-    or an agent reading the output gets the report alone."""
-    if request.quiet:
-        return False
-    return request.progress or request.verbose or sys.stderr.isatty()
-
-
-def _progress(quiet: bool, root: Path | None, prefix: str = "") -> tuple[Any, Any]:
-    """Progress lines on stderr; with several projects (`root` given) each line names the project."""
-
-    def where(path: Path) -> str:
-        if root is None:
-            return ""
-        rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-        return f"{rel or '.'} "
-
-    def begin(project: Project, check: CheckName) -> None:
-        if not quiet:
-            print(
-                f"lintel: {prefix}running {where(project.root)}{project.language} {check}…", file=sys.stderr, flush=True
-            )
-
-    def done(result: Any) -> None:
-        if quiet:
-            return
-        what = {
-            "not_checked": f"not checked: {short_reason(result.reason)}",
-            "not_configured": f"not configured: {short_reason(result.reason)}",
-            "passed": "passed (output not parsed)",
-        }.get(result.status, result.status)
-        # A validator belongs to no language: it is named by its id.
-        name = f"{result.language} {result.check} ({result.tool})" if result.language else f"validator {result.tool}"
-        print(
-            f"lintel: {prefix}{where(result.cwd)}{name} {what} in {result.duration_ms / 1000:.1f}s",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    return begin, done
-
-
 async def _run_everything(
     pairs: list[tuple[Project, CheckName]],
     validators: list[ValidatorConfig],
@@ -198,7 +151,7 @@ async def _run_everything(
     cache: ResultCache | None = None,
 ) -> list[RunResult]:
     several = len({p.root for p, _ in pairs} | {p.root for p in covered}) > 1
-    begin, done = _progress(not shows_progress(request), root if several else None)
+    begin, done = progress(not shows_progress(request), root if several else None)
     check_runs = run_pairs(
         pairs, workspace=root, config=config, timeout=request.timeout, on_begin=begin, on_done=done, cache=cache
     )
@@ -236,6 +189,12 @@ def _baseline(path: str | None) -> Baseline | None:
         raise UsageError(f"--baseline {exc}") from exc
 
 
+def _projects(scope: _Scope, request: CheckRequest, validators: list[ValidatorConfig]) -> Discovery:
+    if not scope.discovery.found and validators and request.language is None:
+        return scope.discovery  # a workspace without markers can still run its validators
+    return _narrow(scope, request)
+
+
 def _narrow(scope: _Scope, request: CheckRequest) -> Discovery:
     """The projects this run checks: --language, --project, --changed-since, then --shard."""
     discovery = scope.discovery
@@ -262,7 +221,7 @@ def _narrow(scope: _Scope, request: CheckRequest) -> Discovery:
         if request.changed_since:
             chosen = affected(discovery, request.changed_since)
             discovery = chosen.discovery
-            _note(
+            note(
                 request,
                 f"{len(chosen.paths)} files changed since {request.changed_since}: {len(discovery.found)} projects"
                 f" ({chosen.changed} changed, {chosen.dependents} dependents)",
@@ -270,7 +229,7 @@ def _narrow(scope: _Scope, request: CheckRequest) -> Discovery:
         if request.shard:
             k, n = parse_shard(request.shard)
             discovery = shard(discovery, k, n)
-            _note(request, f"shard {k}/{n}: {len(discovery.found)} projects")
+            note(request, f"shard {k}/{n}: {len(discovery.found)} projects")
     except ScopeError as exc:
         raise UsageError(str(exc)) from exc
     return discovery
@@ -288,12 +247,7 @@ def _cache_note(request: CheckRequest, cache: ResultCache) -> None:
     counts = cache.counts
     cache.prune()
     if counts.hits or counts.misses:
-        _note(request, f"cache: {counts.hits} of {counts.hits + counts.misses} cacheable runs replayed")
-
-
-def _note(request: CheckRequest, message: str) -> None:
-    if not request.quiet:
-        print(f"lintel: {message}", file=sys.stderr, flush=True)
+        note(request, f"cache: {counts.hits} of {counts.hits + counts.misses} cacheable runs replayed")
 
 
 def _list_projects(scope: _Scope, discovery: Discovery, fmt: str) -> int:
@@ -374,7 +328,7 @@ def _fix(scope: _Scope, discovery: Discovery, request: CheckRequest) -> FixOutco
     to that file or folder."""
     projects = list({(p.root, p.language): p for p, _ in discovery.plan(["lint"])}.values())
     paths = () if scope.whole else (Path(request.path).expanduser().resolve(),)
-    begin, done = _progress(not shows_progress(request), scope.root if len(projects) > 1 else None)
+    begin, done = progress(not shows_progress(request), scope.root if len(projects) > 1 else None)
     fix_scope = FixScope(projects, paths, unsafe=request.unsafe_fixes, dry_run=request.diff)
     fixing = apply_fixes(
         fix_scope, workspace=scope.root, config=scope.config, timeout=request.timeout, on_begin=begin, on_done=done
@@ -397,58 +351,6 @@ def _print_diff(outcome: FixOutcome) -> int:
     return 3 if outcome.problems else EXIT_OK
 
 
-def _merge_base(scope: _Scope, request: CheckRequest) -> MergeBase | None:
-    """The commit `--new-from REF` compares against, found before anything runs (a wrong REF fails fast)."""
-    if request.only_changed_lines and not request.new_from:
-        raise UsageError("--only-changed-lines goes with --new-from REF (the lines changed since its merge base)")
-    if not request.new_from:
-        return None
-    try:
-        return merge_base(scope.root, request.new_from)
-    except NewFromError as exc:
-        raise UsageError(f"--new-from: {exc}") from exc
-
-
-def _hold_the_line(
-    base: MergeBase,
-    scope: _Scope,
-    request: CheckRequest,
-    discovery: Discovery,
-    checks: list[CheckName],
-    validators: list[ValidatorConfig],
-    issues: list[Issue],
-) -> list[Issue]:
-    """`--new-from`: the issues the merge base's own check (the same checks and validators of the same projects)
-    does not have; with `--only-changed-lines`, those on lines changed since it. Coverage does not run at the
-    base: its findings all count as new."""
-    where = f"the merge base {base.short} of {base.ref}"
-    try:
-        if request.only_changed_lines:
-            kept = on_changed_lines(issues, changed_lines(base, scope.root))
-            _note(request, f"on lines changed since {where}: {len(kept)} of {len(issues)} issues")
-            return kept
-        _note(request, f"checking {where} in a temporary worktree")
-        begin, done = _progress(not shows_progress(request), None, prefix="merge base: ")
-        checking = check_base(
-            base,
-            discovery,
-            checks,
-            config=scope.config,
-            validators=[v.id for v in validators],
-            timeout=request.timeout,
-            on_begin=begin,
-            on_done=done,
-        )
-        outcome = asyncio.run(checking)
-    except NewFromError as exc:
-        raise UsageError(f"--new-from: {exc}") from exc
-    for note in outcome.notes:
-        _note(request, note)
-    kept = outcome.new_issues(issues)
-    _note(request, f"new since {where}: {len(kept)} of {len(issues)} issues (the others were there already)")
-    return kept
-
-
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
@@ -457,17 +359,14 @@ def cmd_check(request: CheckRequest) -> int:
     if request.unsafe_fixes and not (request.fix or request.diff):
         raise UsageError("--unsafe-fixes goes with --fix or --diff")
     scope = _scope(request.path)
-    base = _merge_base(scope, request)
+    base = base_of(scope.root, request)
     root, config = scope.root, scope.config
     checks, validators = _checks_and_validators(request, config)
     if validators and not _runs_validators(scope, request):
         # The workspace's validators run once: in a check of the whole workspace (its first shard).
-        _note(request, "validators skipped: they run in a check of the whole workspace (its first shard)")
+        note(request, "validators skipped: they run in a check of the whole workspace (its first shard)")
         validators = []
-    if not scope.discovery.found and validators and request.language is None:
-        discovery = scope.discovery  # a workspace without markers can still run its validators
-    else:
-        discovery = _narrow(scope, request)
+    discovery = _projects(scope, request, validators)
     if request.list_projects:
         return _list_projects(scope, discovery, request.fmt)
     baseline = _baseline(request.baseline)
@@ -499,21 +398,36 @@ def cmd_check(request: CheckRequest) -> int:
         issues = baseline.new_issues(issues)
         print(f"lintel: {known - len(issues)} issues are in the baseline, {len(issues)} are new", file=sys.stderr)
     if base is not None:
-        issues = _hold_the_line(base, scope, request, discovery, checks, validators, issues)
+        issues = hold_the_line(
+            base,
+            request,
+            root=root,
+            config=config,
+            discovery=discovery,
+            checks=checks,
+            validators=validators,
+            issues=issues,
+            cache=cache,
+        )
     report = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
     if fixed is not None:
         count, files = _plural(fixed.applied, "finding"), _plural(len(fixed.files), "file")
         print(f"lintel: fixed {count} in {files}", file=sys.stderr)
+    _publish(report, request, output)
+    return report.exit_code(request.fail_level)
+
+
+def _publish(report: CheckReport, request: CheckRequest, output: Path | None) -> None:
+    """The report in the chosen format, within the platform's limits, to stdout or `--output`."""
     rendered = present(request.fmt, report, to_file=output is not None, env=os.environ)
-    for note in rendered.notes:
-        print(f"lintel: {note}", file=sys.stderr)
+    for message in rendered.notes:
+        print(f"lintel: {message}", file=sys.stderr)
     if output is not None:
         # One run, two audiences: the chosen format to the file, readable text on stdout.
         _write(output, rendered.text, "--output")
         sys.stdout.write(RENDERERS["text"](report))
     else:
         sys.stdout.write(rendered.text)
-    return report.exit_code(request.fail_level)
 
 
 def cmd_detect(request: DetectRequest) -> int:
