@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 
 import pytest
 from hypothesis import settings
@@ -16,9 +17,23 @@ settings.register_profile("lintel", deadline=None)
 settings.load_profile("lintel")
 
 
+_SESSION_CACHE: list[str] = []
+
+
 def pytest_configure() -> None:
     # Tests (and the lintel processes they start) find the tools scripts/setup-dev installed.
     os.environ["PATH"] = tool_path()
+    # `lintel check` caches results; the suite's cache lasts the session (xdist workers each have theirs), so no
+    # run reads what an earlier session or the user's own checks stored, and nothing is left in ~/.cache.
+    if "LINTEL_CACHE_DIR" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="lintel-test-cache-")
+        _SESSION_CACHE.append(folder)
+        os.environ["LINTEL_CACHE_DIR"] = folder
+
+
+def pytest_unconfigure() -> None:
+    for folder in _SESSION_CACHE:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -287,3 +287,28 @@ def test_go_a_changed_signature_breaks_an_unchanged_caller(tmp_path: Path) -> No
     # is new.
     assert {(f, line) for f, _, line in found(report)} == {("main.go", 11)}
     assert code == 1
+
+
+def test_the_merge_base_replays_what_the_change_left_alone(tmp_path: Path) -> None:
+    """Two copies of the fixture, one edited since the merge base: at the base, the other one's lint and
+    typecheck are replayed from the cache the working tree's check just filled (the keys name paths relative to
+    the checkout, and the base's worktree is another checkout); the findings are those of a run without it."""
+    require_tool("ruff")
+    require_tool("mypy")
+    outer = tmp_path / "mono"
+    for name in ("left", "edited"):
+        copy_workspace("python", outer / name)
+    git(outer, "init", "-q")
+    git(outer, "add", "-A")
+    git(outer, "commit", "-q", "-m", "one")
+    with (outer / "edited/src/inventory/pricing.py").open("a") as handle:
+        handle.write("\n\ndef late() -> None:\n    unused = 1\n")
+    cache = tmp_path / "cache"
+    _, report, stderr = check(outer, "--new-from", "HEAD", "--cache-dir", str(cache))
+    assert "lintel: cache: 0 of 4 cacheable runs replayed" in stderr
+    assert "lintel: merge base: cache: 2 of 4 cacheable runs replayed" in stderr
+    _, uncached, _ = check(outer, "--new-from", "HEAD", "--no-cache")
+    assert found(report) == found(uncached) == {("edited/src/inventory/pricing.py", "F841", 23)}
+    _, again, stderr = check(outer, "--new-from", "HEAD", "--cache-dir", str(cache))
+    assert "lintel: merge base: cache: 4 of 4 cacheable runs replayed" in stderr
+    assert found(again) == found(report)

@@ -271,6 +271,7 @@ def test_a_failed_run_is_not_stored(tmp_path: Path) -> None:
 
 def test_default_directory_follows_xdg() -> None:
     assert default_cache_dir({"XDG_CACHE_HOME": "/x"}) == Path("/x/lintel/results")
+    assert default_cache_dir({"XDG_CACHE_HOME": "/x", "LINTEL_CACHE_DIR": "/ci/cache"}) == Path("/ci/cache")
 
 
 def test_gitignore_rules_are_inputs_of_a_tool_that_honours_them(tmp_path: Path) -> None:
@@ -296,3 +297,33 @@ def test_a_crate_without_a_lockfile_is_not_cached(tmp_path: Path) -> None:
     assert key(clippy) is None
     (project / "Cargo.lock").write_text("version = 3\n")
     assert key(clippy) is not None
+
+
+def test_another_checkout_of_the_same_files_has_the_same_key(tmp_path: Path) -> None:
+    """A worktree of the repository at the same commit (the merge base's of `--new-from`) is the same check:
+    paths inside a checkout count relative to it. Its own edits still change the key."""
+    _, run = make_repo(tmp_path)
+    tool = tmp_path / "tools" / "ruff"
+    tool.parent.mkdir()
+    tool.write_text("#!/bin/sh\n")
+    run = replace(run, binaries=(str(tool),))
+    other = tmp_path / "elsewhere" / "repo"
+    git(run.workspace, "worktree", "add", "-q", "--detach", str(other))
+    there = replace(run, cwd=other / "app", workspace=other)
+    assert key(run) is not None
+    assert key(there) == key(run)
+    (other / "app" / "b.py").write_text("x = 2\n")
+    assert key(there) != key(run)
+    assert key(replace(there, workspace=other.parent)) != key(run)  # not a checkout of its own: paths count
+
+
+def test_a_replayed_result_names_the_checkout_it_is_replayed_in(tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / "cache")
+    here, there = tmp_path / "a" / "repo", tmp_path / "b" / "repo"
+    stored = replace(sample_result(here), cwd=here / "app", output=f"{here}/app/x.py:1: F401\n{here}2 stays\n")
+    cache.save("12" * 32, stored, here)
+    replayed = cache.load("12" * 32, there)
+    assert replayed is not None
+    assert replayed.cwd == there / "app"
+    assert replayed.output == f"{there}/app/x.py:1: F401\n{here}2 stays\n"
+    assert cache.load("12" * 32, here) == replace(stored, duration_ms=0)

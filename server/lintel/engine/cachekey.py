@@ -238,11 +238,25 @@ def _ignore_files(cwd: Path) -> list[tuple[str, str]]:
         ignore = folder / ".gitignore"
         if ignore.is_file():
             out.append((str(ignore), file_hash(ignore) or "unreadable"))
-        exclude = folder / ".git" / "info" / "exclude"
         if (folder / ".git").exists():
-            out.append((str(exclude), (file_hash(exclude) if exclude.is_file() else None) or "none"))
+            exclude = _common_git_dir(folder / ".git") / "info" / "exclude"
+            # Named, not by path: a worktree of the repository reads the same file.
+            out.append(("git info/exclude", (file_hash(exclude) if exclude.is_file() else None) or "none"))
             break
     return out
+
+
+def _common_git_dir(dot_git: Path) -> Path:
+    """The repository's own git folder: `.git` itself, or, for a worktree (a `.git` file naming its folder under
+    the repository's `worktrees/`), the folder that one's `commondir` names."""
+    if dot_git.is_dir():
+        return dot_git
+    text = _read(dot_git).strip()
+    if not text.startswith("gitdir:"):
+        return dot_git
+    own = (dot_git.parent / text.removeprefix("gitdir:").strip()).resolve()
+    common = _read(own / "commondir").strip()
+    return (own / common).resolve() if common else own
 
 
 def config_files(inputs: ToolInputs, cwd: Path, env: Mapping[str, str]) -> list[tuple[str, str]]:

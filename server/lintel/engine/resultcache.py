@@ -33,8 +33,10 @@ _STORED = frozenset({"clean", "findings", "passed"})
 
 
 def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """`$XDG_CACHE_HOME/lintel/results`, else ~/.cache/lintel/results."""
+    """`$LINTEL_CACHE_DIR`, else `$XDG_CACHE_HOME/lintel/results`, else ~/.cache/lintel/results."""
     env = os.environ if env is None else env
+    if env.get("LINTEL_CACHE_DIR"):
+        return Path(env["LINTEL_CACHE_DIR"]).expanduser()
     base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "lintel" / "results"
 

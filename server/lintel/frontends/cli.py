@@ -128,7 +128,8 @@ def _add_cache_options(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--cache-dir",
         metavar="DIR",
-        help="keep the result cache here (default: $XDG_CACHE_HOME/lintel/results, else ~/.cache/lintel/results)",
+        help="keep the result cache here (default: $LINTEL_CACHE_DIR, else $XDG_CACHE_HOME/lintel/results, "
+        "else ~/.cache/lintel/results)",
     )
     check.add_argument("--no-cache", action="store_true", help="run every tool; neither read nor write the cache")
 

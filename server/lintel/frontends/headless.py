@@ -243,9 +243,8 @@ def result_cache(request: CheckRequest) -> ResultCache | None:
 
 
 def _cache_note(request: CheckRequest, cache: ResultCache) -> None:
-    """How many runs the cache answered, and the cache pruned back under its bound."""
+    """How many runs the cache answered."""
     counts = cache.counts
-    cache.prune()
     if counts.hits or counts.misses:
         note(request, f"cache: {counts.hits} of {counts.hits + counts.misses} cacheable runs replayed")
 
@@ -409,6 +408,8 @@ def cmd_check(request: CheckRequest) -> int:
             issues=issues,
             cache=cache,
         )
+    if cache is not None:
+        cache.prune()  # back under its bound, the merge base's entries counted
     report = CheckReport(root=root, projects=projects, runs=runs, issues=issues)
     if fixed is not None:
         count, files = _plural(fixed.applied, "finding"), _plural(len(fixed.files), "file")

@@ -62,7 +62,11 @@ def hold_the_line(  # noqa: PLR0913 - the check's own parts, passed through by n
             on_begin=begin,
             on_done=done,
         )
+        hits, misses = (cache.counts.hits, cache.counts.misses) if cache is not None else (0, 0)
         outcome = asyncio.run(checking)
+        if cache is not None and cache.counts.misses + cache.counts.hits > hits + misses:
+            replayed, cacheable = cache.counts.hits - hits, cache.counts.hits + cache.counts.misses - hits - misses
+            note(request, f"merge base: cache: {replayed} of {cacheable} cacheable runs replayed")
     except NewFromError as exc:
         raise UsageError(f"--new-from: {exc}") from exc
     for message in outcome.notes:
