@@ -2,11 +2,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from lintel.core.issues import make_issue
 from lintel.engine.checks import RunResult, compose_output
 from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
+from lintel.frontends.report.json import indented
 from lintel.frontends.report.text import SHORT_REASON_CHARS, short_reason
 
 from tests.helpers import make_project
@@ -157,3 +161,16 @@ def test_compose_output_order() -> None:
     assert compose_output("out\n", "err\n", 124, True, 5) == "out\n--- stderr ---\nerr\ntimed out after 5s\nexit: 124"
     assert compose_output("", "", 0, False, 5) == "exit: 0"
     assert compose_output("x", "  \n", 1, False, 5) == "x\nexit: 1"
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_json_values, st.integers(min_value=0, max_value=3))
+def test_the_json_report_lays_out_an_issue_as_json_dumps_with_an_indent(value: Any, depth: int) -> None:
+    expected = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * depth)
+    assert indented(value, depth) == expected

@@ -6,6 +6,7 @@ source text, the only step that reads files.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -324,28 +325,34 @@ class ParseContext:
 
         Paths outside the root stay absolute (with `/`), so nothing is silently misattributed.
         """
-        text = printed.strip()
-        if text.startswith("file://"):
-            text = text[len("file://") :]
-        text = text.replace("\\", "/")
-        base = PurePosixPath(self.cwd.replace("\\", "/"))
-        path = PurePosixPath(text)
-        if not path.is_absolute():
-            path = base / path
-        parts: list[str] = []
-        for part in path.parts:
-            if part == "..":
-                if len(parts) > 1:
-                    parts.pop()
-            elif part != ".":
-                parts.append(part)
-        normal = PurePosixPath(*parts) if parts else PurePosixPath("/")
-        root = PurePosixPath(self.root.replace("\\", "/"))
-        try:
-            rel = normal.relative_to(root)
-        except ValueError:
-            return str(normal)
-        return str(rel) if str(rel) != "." else ""
+        # A tool names the same file once per finding: tens of thousands of times in a large report.
+        return _relpath(self.cwd, self.root, printed)
+
+
+@functools.lru_cache(maxsize=8192)
+def _relpath(cwd: str, root: str, printed: str) -> str:
+    text = printed.strip()
+    if text.startswith("file://"):
+        text = text[len("file://") :]
+    text = text.replace("\\", "/")
+    base = PurePosixPath(cwd.replace("\\", "/"))
+    path = PurePosixPath(text)
+    if not path.is_absolute():
+        path = base / path
+    parts: list[str] = []
+    for part in path.parts:
+        if part == "..":
+            if len(parts) > 1:
+                parts.pop()
+        elif part != ".":
+            parts.append(part)
+    normal = PurePosixPath(*parts) if parts else PurePosixPath("/")
+    top = PurePosixPath(root.replace("\\", "/"))
+    try:
+        rel = normal.relative_to(top)
+    except ValueError:
+        return str(normal)
+    return str(rel) if str(rel) != "." else ""
 
 
 @dataclass
