@@ -23,6 +23,9 @@ _SESSION_CACHE: list[str] = []
 def pytest_configure() -> None:
     # Tests (and the lintel processes they start) find the tools scripts/setup-dev installed.
     os.environ["PATH"] = tool_path()
+    # Every lintel the suite starts runs in its own process unless a test asks for the warm lintel
+    # (tests/integration/test_warm.py): no test depends on, or leaves behind, a warm lintel of the user's.
+    os.environ.setdefault("LINTEL_NO_DAEMON", "1")
     # `lintel check` caches results; the suite's cache lasts the session (xdist workers each have theirs), so no
     # run reads what an earlier session or the user's own checks stored, and nothing is left in ~/.cache.
     if "LINTEL_CACHE_DIR" not in os.environ:

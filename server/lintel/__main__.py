@@ -1,5 +1,5 @@
 import sys
 
-from lintel.frontends.cli import main
+from lintel.frontends.warm.client import main
 
 sys.exit(main())

@@ -9,6 +9,7 @@ import logging
 import os
 import subprocess
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,11 +135,16 @@ def _git(repo: Path, *args: str) -> list[str] | None:
 
 
 def _git_listing(repo: Path) -> _Listing | None:
-    """The repository's files from four git calls; None when git cannot say (no git, not a work tree)."""
-    staged = _git(repo, "ls-files", "-s", "-z")
-    dirty = _git(repo, "ls-files", "-m", "-d", "-z")
-    untracked = _git(repo, "ls-files", "-o", "--exclude-standard", "-z")
-    ignored = _git(repo, "ls-files", "-o", "-i", "--exclude-standard", "--directory", "-z")
+    """The repository's files from four git calls, made at once; None when git cannot say (no git, not a work
+    tree)."""
+    calls = (
+        ("ls-files", "-s", "-z"),
+        ("ls-files", "-m", "-d", "-z"),
+        ("ls-files", "-o", "--exclude-standard", "-z"),
+        ("ls-files", "-o", "-i", "--exclude-standard", "--directory", "-z"),
+    )
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        staged, dirty, untracked, ignored = pool.map(lambda args: _git(repo, *args), calls)
     if staged is None or dirty is None or untracked is None or ignored is None:
         return None
     indexed: dict[str, str] = {}

@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="lintel", description="Lint, typecheck and test Go, Rust, Node and Python.")
     parser.add_argument("--version", action="version", version=f"lintel {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what lintel runs")
+    # Read by the entry point (lintel.frontends.warm.client) before this parser; listed here for --help.
+    parser.add_argument(
+        "--no-daemon", action="store_true", help="run in this process, not through the warm lintel (also anywhere)"
+    )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     check = commands.add_parser("check", help="run checks headlessly (for CI and agents)")
@@ -90,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     det.add_argument("path", nargs="?", default=".", help="the folder to look in (default: .)")
     det.add_argument("--json", action="store_true", help="machine-readable output")
     _add_merge(commands)
+    _add_daemon(commands)
     return parser
 
 
@@ -225,6 +230,15 @@ def _add_fail_level(parser: argparse.ArgumentParser) -> None:
         choices=("error", "warning", "info"),
         help="lowest severity that makes the exit code 1 (default: error)",
     )
+
+
+def _add_daemon(subcommands: argparse._SubParsersAction[_Parser]) -> None:
+    daemon = subcommands.add_parser(
+        "daemon",
+        help="the warm lintel that check, detect, serve, mcp and hook go through (started on demand): "
+        "start, stop, status, or run it in the foreground",
+    )
+    daemon.add_argument("action", choices=("start", "stop", "status", "run"))
 
 
 def _add_merge(subcommands: argparse._SubParsersAction[_Parser]) -> None:
@@ -367,6 +381,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from lintel.frontends import cachecmd
 
             return cachecmd.run(args)
+        if args.command == "daemon":
+            from lintel.frontends.warm import control
+
+            return control.run(args)
         if args.command == "merge":
             from lintel.frontends import merge
 

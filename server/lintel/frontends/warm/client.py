@@ -1,0 +1,138 @@
+"""The `lintel` entry point: a command goes to the user's warm lintel when one runs (it forks a lintel that has
+already imported everything and hands it this process's cwd, environment, arguments and stdin/stdout/stderr), and
+runs in this process otherwise — never a wrong answer, never a hang. Imports only what it needs to decide."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sys
+
+from lintel.frontends.warm.place import NO_DAEMON_FLAG, PROTOCOL, private_folder, run_folder, socket_path, wanted
+
+TYPE_CHECKING = False  # typing's own costs an import this entry point does without
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from types import FrameType
+
+CONNECT_TIMEOUT = 0.5  # seconds to reach the warm lintel's socket
+START_TIMEOUT = 3.0  # seconds for it to say it has started the command
+# The signals a terminal or an editor sends lintel: passed on to the lintel the warm one started.
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+# Exit code when the started lintel ended without telling how (the warm lintel is gone too): it could not run.
+EXIT_UNKNOWN = 3
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    env = os.environ
+    if wanted(args, env):
+        code = _through_warm(args, env)
+        if code is not None:
+            return code
+    return _in_process([a for a in args if a != NO_DAEMON_FLAG])
+
+
+def _in_process(args: list[str]) -> int:
+    from lintel.frontends.cli import main as cli_main
+
+    return cli_main(args)
+
+
+def _through_warm(args: list[str], env: Mapping[str, str]) -> int | None:
+    """The command's exit code from the warm lintel; None when it is absent, busy, of another version or broken
+    before it started anything (the caller then runs the command itself)."""
+    folder = run_folder(env)
+    if not private_folder(folder, create=False):
+        _start_warm(env, folder)
+        return None
+    path = socket_path(env)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(CONNECT_TIMEOUT)
+        sock.connect(path)
+        _send_request(sock, args, env)
+        sock.settimeout(START_TIMEOUT)
+        reply = _read_line(sock)
+    except (FileNotFoundError, ConnectionRefusedError):
+        sock.close()
+        _start_warm(env, folder)  # none runs, or a dead one left its socket: the next command finds a new one
+        return None
+    except OSError:  # timed out, reset, a descriptor that cannot be passed: this command runs here
+        sock.close()
+        return None
+    if not reply.startswith(b"P "):
+        sock.close()
+        return None
+    return _wait(sock, int(reply[2:]))
+
+
+def _send_request(sock: socket.socket, args: Sequence[str], env: Mapping[str, str]) -> None:
+    """One message: who asks (protocol, version), where, what and with which environment, NUL-separated (none of
+    them can hold a NUL), with this process's stdin, stdout and stderr attached."""
+    import lintel
+
+    fields = [PROTOCOL, lintel.__version__.encode(), os.fsencode(os.getcwd()), str(len(args)).encode()]
+    fields += [os.fsencode(a) for a in args]
+    fields += [os.fsencode(f"{k}={v}") for k, v in env.items()]
+    body = b"\0".join(fields)
+    message = len(body).to_bytes(4, "big") + body
+    sent = socket.send_fds(sock, [message], [0, 1, 2])
+    if sent < len(message):
+        sock.sendall(message[sent:])
+
+
+def _read_line(sock: socket.socket) -> bytes:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = sock.recv(64)
+        if not chunk:
+            return data
+        data += chunk
+    return data.rstrip(b"\n")
+
+
+def _wait(sock: socket.socket, pid: int) -> int:
+    """Pass the signals this process gets on to the started lintel, and return its exit code when it ends."""
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        try:  # noqa: SIM105 - contextlib is an import this entry point does without
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+    for signum in FORWARDED:
+        signal.signal(signum, forward)
+    sock.settimeout(None)
+    while True:
+        try:
+            line = _read_line(sock)
+        except InterruptedError:
+            continue
+        except OSError:
+            line = b""
+        if line.startswith(b"X "):
+            return int(line[2:])
+        print("lintel: the warm lintel's process ended without an exit status", file=sys.stderr)
+        return EXIT_UNKNOWN
+
+
+def _start_warm(env: Mapping[str, str], folder: str) -> None:
+    """Start a warm lintel for the next command, detached; this one does not wait for it."""
+    if not private_folder(folder, create=True):
+        return
+    import subprocess
+
+    try:  # noqa: SIM105 - contextlib is an import this entry point does without
+        subprocess.Popen(
+            [sys.executable, "-m", "lintel.frontends.warm.zygote"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd="/",
+            env=dict(env),
+            start_new_session=True,
+        )
+    except OSError:
+        pass
