@@ -26,7 +26,7 @@ from tests.helpers import REPO, WORKSPACES, missing_tool
 EXTENSION = REPO / "editors" / "vscode"
 SYNC_LANGUAGES = REPO / "editors" / "tools" / "sync_languages.py"
 PACKAGE_JSON = EXTENSION / "package.json"
-CLIENT_SETTINGS = {"lintel.server.path", "lintel.server.interpreter", "lintel.trace.server"}
+CLIENT_SETTINGS = {"lintel.server.path", "lintel.server.interpreter", "lintel.server.daemon", "lintel.trace.server"}
 
 pytestmark = pytest.mark.tool("node", "npm")
 

@@ -241,11 +241,16 @@ export class Lintel implements vscode.Disposable {
     }
   }
 
+  /** `lintel.server.daemon`: whether the server may start through the warm lintel. */
+  private daemon(): boolean {
+    return vscode.workspace.getConfiguration(SECTION).get<boolean>('server.daemon', true);
+  }
+
   /** Starts `candidate` with vscode-languageclient; rejects when it does not start, and then nothing retries. */
   private async connect(candidate: Candidate): Promise<Connected<LanguageClient>> {
     const serverOptions: ServerOptions = {
       command: candidate.command,
-      args: [...candidate.args, 'serve'],
+      args: [...candidate.args, 'serve', ...(this.daemon() ? [] : ['--no-daemon'])],
       options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, env: process.env },
     };
     const policy = new RestartPolicy();

@@ -4,6 +4,7 @@ local M = {}
 
 ---@class lintel.Options
 ---@field cmd? string[] server command (default: `lintel serve`, else `python3 -m lintel serve`)
+---@field daemon? boolean start the server through the warm lintel (default true; false adds `--no-daemon`)
 ---@field settings? table lintel settings (camelCase), sent as initializationOptions and as section `lintel`
 ---@field open_quickfix? boolean open the quickfix window after a run that found something (default true)
 ---@field fix_on_save? boolean apply every safe fix of the tools (source.fixAll.lintel) before each write (default false)
@@ -11,7 +12,7 @@ local M = {}
 ---@field lsp? vim.lsp.Config anything else to merge into the client configuration
 
 ---@type lintel.Options
-M.options = { open_quickfix = true, fix_on_save = false }
+M.options = { open_quickfix = true, fix_on_save = false, daemon = true }
 
 --- `lintel serve` when `lintel` is on PATH, else the `lintel` module of the `python3` on PATH.
 ---@return string[]
@@ -35,6 +36,9 @@ function M.setup(opts)
   M.options = vim.tbl_extend('force', M.options, opts)
   local config = vim.tbl_deep_extend('force', {}, opts.lsp or {})
   config.cmd = opts.cmd or config.cmd
+  if M.options.daemon == false then
+    config.cmd = vim.list_extend(vim.deepcopy(config.cmd or M.default_cmd()), { '--no-daemon' })
+  end
   if opts.filetypes then
     local defaults = config.filetypes or require('lintel.languages').filetypes
     config.filetypes = vim.list_extend(vim.deepcopy(defaults), opts.filetypes)
