@@ -180,13 +180,34 @@ def test_the_forked_lintel_killed_gives_the_exit_code_of_a_killed_process(
 ) -> None:
     project = copy_workspace("python", tmp_path / "py")
     warm = started(warm_env)
-    extra, marker = slow_tool(tmp_path, 60)
+    extra, marker = slow_tool(tmp_path, 300)
     with popen({**warm_env, **extra}, *CHECK, "--no-cache", cwd=project) as proc:
         wait_for(marker)
         (child,) = forked_pids(warm)
+        assert running(tmp_path / "slowbin")
         os.kill(child, signal.SIGKILL)
         proc.communicate(timeout=60)
     assert proc.returncode == 128 + signal.SIGKILL
+    # The tool it left running (in a session of its own) is swept by the warm lintel, as a watchdog would.
+    deadline = time.monotonic() + 60
+    while running(tmp_path / "slowbin"):
+        assert time.monotonic() < deadline, "the killed lintel's tool outlived it"
+        time.sleep(0.1)
+
+
+def running(folder: Path) -> list[int]:
+    """The live processes running a program from `folder`."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if str(folder).encode() in cmdline and state != "Z":
+                out.append(int(entry.name))
+    return out
 
 
 def test_a_signal_to_the_client_reaches_the_command_and_a_client_gone_ends_it(

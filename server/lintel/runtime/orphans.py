@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import IO
 
 OWNERS_VARIABLE = "LINTEL_OWNERS"
+PARENT_GUARDS_VARIABLE = "LINTEL_PARENT_GUARDS"  # the pid of a lintel whose parent sweeps its leftovers
 GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 _ROUNDS = 3  # sweeps: a process that was forking while the previous one ran is caught by the next
 
@@ -49,8 +50,9 @@ class Watchdog:
 
 def guard() -> Watchdog | None:
     """Tag every process lintel starts from now on and start the watchdog that ends them once lintel has ended.
-    None where there is no Linux /proc to find them by (the process groups are still killed as usual)."""
-    if not os.path.isdir("/proc/self"):
+    None where there is no Linux /proc to find them by (the process groups are still killed as usual), and in a
+    lintel the warm lintel forked, which it guards itself (guarded_by_parent)."""
+    if not os.path.isdir("/proc/self") or os.environ.get(PARENT_GUARDS_VARIABLE) == str(os.getpid()):
         return None
     cookie = f"{os.getpid()}-{secrets.token_hex(6)}"
     env = {k: v for k, v in os.environ.items() if k != OWNERS_VARIABLE}
@@ -67,6 +69,14 @@ def guard() -> Watchdog | None:
         return None
     os.environ[OWNERS_VARIABLE] = f"{os.environ.get(OWNERS_VARIABLE, '')} {cookie}".strip()
     return Watchdog(cookie, process)
+
+
+def guarded_by_parent(cookie: str) -> None:
+    """Tag every process this lintel starts with `cookie`, which its parent (the warm lintel that forked it)
+    sweeps once it has ended: no watchdog of its own to start. The mark names this process, so a lintel started
+    below it (inheriting the environment) still guards itself."""
+    os.environ[OWNERS_VARIABLE] = f"{os.environ.get(OWNERS_VARIABLE, '')} {cookie}".strip()
+    os.environ[PARENT_GUARDS_VARIABLE] = str(os.getpid())
 
 
 def run_cookie() -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import lintel
 from lintel.frontends.warm.place import PROTOCOL, identity, private_folder, run_folder, socket_path
+from lintel.runtime import orphans
 
 log = logging.getLogger("lintel.warm")
 
@@ -49,7 +50,8 @@ class Zygote:
     idle: float
     stamp: dict[str, tuple[int, int]]
     lock: int  # the identity's lock: a forked lintel must not hold it on
-    children: dict[int, socket.socket] = field(default_factory=dict)
+    # Per forked lintel: the client's connection, and the cookie its processes carry (swept when it ends).
+    children: dict[int, tuple[socket.socket, str]] = field(default_factory=dict)
     last_active: float = field(default_factory=time.monotonic)
 
     def serve(self) -> None:
@@ -103,30 +105,47 @@ class Zygote:
         return None
 
     def _start(self, conn: socket.socket, request: Request) -> None:
+        cookie = orphans.run_cookie()
         pid = os.fork()
         if pid == 0:
             self.listener.close()
             os.close(self.lock)
-            for other in self.children.values():
+            for other, _ in self.children.values():
                 other.close()
-            _run_child(conn, request)  # never returns
+            _run_child(conn, request, cookie)  # never returns
         _close_all(request.fds)
-        self.children[pid] = conn
+        self.children[pid] = (conn, cookie)
 
     def _reap(self) -> None:
-        """Collect ended children; one killed by a signal cannot say its exit code: the warm lintel says it."""
-        for pid in list(self.children):
+        """Collect ended children (the sweepers too); one killed by a signal cannot say its exit code: the warm
+        lintel says it."""
+        while True:
             try:
-                done, status = os.waitpid(pid, os.WNOHANG)
+                pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                done, status = pid, 0
-            if done == 0:
-                continue
-            conn = self.children.pop(pid)
+                return
+            if pid == 0:
+                return
+            if pid not in self.children:
+                continue  # a sweeper
+            conn, cookie = self.children.pop(pid)
             if os.WIFSIGNALED(status):
                 with contextlib.suppress(OSError):
                     _reply(conn, f"X {128 + os.WTERMSIG(status)}".encode())
             conn.close()
+            _sweep(cookie)
+
+
+def _sweep(cookie: str) -> None:
+    """End what an ended lintel left running (the watchdog's job in a lintel of its own), in a forked process:
+    the sweep waits out a grace period, the warm lintel must not."""
+    if not orphans.owned(cookie):
+        return
+    if os.fork() == 0:
+        try:
+            orphans.sweep(cookie)
+        finally:
+            os._exit(0)
 
 
 def _peer_uid(conn: socket.socket) -> int:
@@ -175,7 +194,7 @@ def _close_all(fds: list[int]) -> None:
             os.close(fd)
 
 
-def _run_child(conn: socket.socket, request: Request) -> None:
+def _run_child(conn: socket.socket, request: Request, cookie: str) -> None:
     """In the forked child: become the client's lintel, run the command, report its exit code, end."""
     code = 1
     try:
@@ -185,6 +204,7 @@ def _run_child(conn: socket.socket, request: Request) -> None:
         conn.settimeout(None)
         _reply(conn, f"P {os.getpid()}".encode())
         _take_over(request)
+        orphans.guarded_by_parent(cookie)
         _watch_client(conn)
         code = _run_command(request.argv)
     except BaseException:  # the client must hear an exit code whatever happened
