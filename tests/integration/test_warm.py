@@ -365,6 +365,7 @@ def test_ci_and_the_setting_turn_it_off(warm_env: dict[str, str], tmp_path: Path
     assert not wanted(["serve", "--tcp", "127.0.0.1:1"], {})
     assert not wanted(["merge", "a.json"], {})
     assert not wanted(["--version"], {})
+    assert not wanted(["check"], {"PYTHONPROFILEIMPORTTIME": "1"})  # for this interpreter, not the warm one
     # A command run in CI starts no warm lintel.
     done = lintel({**warm_env, "CI": "true", "LINTEL_DAEMON": ""}, "detect", str(tmp_path))
     assert done.returncode == 0

@@ -20,11 +20,25 @@ NO_DAEMON_FLAG = "--no-daemon"
 PROTOCOL = b"LINTEL-WARM 1"
 
 
-def identity() -> str:
-    """One warm lintel per lintel version, Python executable and installed copy of the package (two checkouts of
-    lintel, or two virtualenvs, never share one)."""
+# What the interpreter reads at its start: a client that sets one is not served by an interpreter started without.
+_INTERPRETER_VARIABLES = (
+    "PYTHONPROFILEIMPORTTIME",
+    "PYTHONDEVMODE",
+    "PYTHONTRACEMALLOC",
+    "PYTHONMALLOC",
+    "PYTHONASYNCIODEBUG",
+    "PYTHONHASHSEED",
+    "PYTHONWARNINGS",
+    "PYTHONSAFEPATH",
+)
+
+
+def identity(env: Mapping[str, str]) -> str:
+    """One warm lintel per lintel version, Python executable, installed copy of the package and PYTHONPATH (two
+    checkouts of lintel, or two virtualenvs, never share one)."""
     package = os.path.dirname(os.path.abspath(lintel.__file__))
-    stamp = zlib.adler32(f"{sys.executable}\0{package}".encode("utf-8", "surrogateescape"))
+    key = f"{sys.executable}\0{package}\0{env.get('PYTHONPATH', '')}"
+    stamp = zlib.adler32(key.encode("utf-8", "surrogateescape"))
     return f"{lintel.__version__}-{stamp:08x}"
 
 
@@ -37,7 +51,7 @@ def run_folder(env: Mapping[str, str]) -> str:
 
 
 def socket_path(env: Mapping[str, str]) -> str:
-    return os.path.join(run_folder(env), f"warm-{identity()}.sock")
+    return os.path.join(run_folder(env), f"warm-{identity(env)}.sock")
 
 
 def private_folder(folder: str, *, create: bool) -> bool:
@@ -70,6 +84,9 @@ def wanted(argv: Sequence[str], env: Mapping[str, str]) -> bool:
     if asked is not None and not _truthy(asked):
         return False
     if _truthy(env.get("CI")) and not _truthy(asked):
+        return False
+    # An interpreter option (-X importtime, -X dev) or variable is for this process: the warm one has its own.
+    if sys._xoptions or sys.flags.dev_mode or any(env.get(name) for name in _INTERPRETER_VARIABLES):
         return False
     command = next((arg for arg in argv if not arg.startswith("-")), None)
     if command not in WARM_COMMANDS:

@@ -199,8 +199,11 @@ def _run_child(conn: socket.socket, request: Request, cookie: str) -> None:
     code = 1
     try:
         os.setsid()
-        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGCHLD, signal.SIGPIPE):
-            signal.signal(signum, signal.SIG_DFL if signum != signal.SIGPIPE else signal.SIG_IGN)
+        # Python's own dispositions, as a lintel started by hand has them (Ctrl-C is a KeyboardInterrupt).
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         conn.settimeout(None)
         _reply(conn, f"P {os.getpid()}".encode())
         _take_over(request)
@@ -311,7 +314,7 @@ def _loaded_files() -> list[str]:
 def _only_one(folder: str) -> Iterator[int | None]:
     """Hold the identity's lock for as long as this warm lintel runs (its descriptor, None when another holds
     it): a second one started at the same time sees it taken and leaves."""
-    fd = os.open(os.path.join(folder, f"warm-{identity()}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(os.path.join(folder, f"warm-{identity(os.environ)}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -341,6 +344,8 @@ def _listen(path: str) -> tuple[socket.socket, int]:
 def run(idle: float | None = None) -> int:
     """Run a warm lintel until it stops; 0 also when another one already runs."""
     env = os.environ
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]  # `-m` put the folder it started in first: nothing is imported from there
     folder = run_folder(env)
     if not private_folder(folder, create=True):
         print(f"lintel: {folder} is not a private folder of this user: no warm lintel", file=sys.stderr)
