@@ -9,7 +9,15 @@ import signal
 import socket
 import sys
 
-from lintel.frontends.warm.place import NO_DAEMON_FLAG, PROTOCOL, private_folder, run_folder, socket_path, wanted
+from lintel.frontends.warm.place import (
+    NO_DAEMON_FLAG,
+    PROTOCOL,
+    private_folder,
+    run_folder,
+    socket_path,
+    wanted,
+    zygote_command,
+)
 
 TYPE_CHECKING = False  # typing's own costs an import this entry point does without
 if TYPE_CHECKING:
@@ -126,7 +134,7 @@ def _start_warm(env: Mapping[str, str], folder: str) -> None:
 
     try:  # noqa: SIM105 - contextlib is an import this entry point does without
         subprocess.Popen(
-            [sys.executable, "-m", "lintel.frontends.warm.zygote"],
+            zygote_command(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -9,9 +9,8 @@ import subprocess
 import sys
 import time
 
-from lintel.frontends.warm.place import private_folder, run_folder, socket_path
+from lintel.frontends.warm.place import private_folder, run_folder, socket_path, zygote_command
 
-ZYGOTE = ("-m", "lintel.frontends.warm.zygote")
 START_WAIT = 60.0  # seconds `start` waits for the new warm lintel to answer (it imports all of lintel first)
 
 
@@ -51,7 +50,7 @@ def start() -> str | None:
     if not private_folder(run_folder(os.environ), create=True):
         return None
     subprocess.Popen(
-        [sys.executable, *ZYGOTE],
+        zygote_command(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -70,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     path = socket_path(os.environ)
     if args.action == "run":
         # Its own program (it imports this command line to run commands: importing it here would be a circle).
-        os.execv(sys.executable, [sys.executable, *ZYGOTE])
+        command = zygote_command()
+        os.execv(command[0], command)
     if args.action == "stop":
         print("lintel: warm lintel stopped" if stop() else "lintel: no warm lintel was running", file=sys.stderr)
         return 0

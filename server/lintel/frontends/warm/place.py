@@ -93,3 +93,15 @@ def wanted(argv: Sequence[str], env: Mapping[str, str]) -> bool:
         return False
     # `serve --tcp` listens for its own clients and `serve --check` probes this very installation.
     return not (command == "serve" and any(a.startswith(("--tcp", "--check")) for a in argv))
+
+
+def zygote_command() -> list[str]:
+    """How to start the warm lintel: this interpreter, in isolated mode when this one is (the bundled lintel of
+    the VS Code extension), with the folder holding this lintel first on its path (which is how the bundle finds
+    it: not through PYTHONPATH)."""
+    home = os.path.dirname(os.path.dirname(os.path.abspath(lintel.__file__)))
+    program = (
+        f"import sys; sys.path.insert(0, {home!r}); import runpy; "
+        "runpy.run_module('lintel.frontends.warm.zygote', run_name='__main__', alter_sys=True)"
+    )
+    return [sys.executable, *(["-I"] if sys.flags.isolated else []), "-c", program]

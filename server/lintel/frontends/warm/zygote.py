@@ -1,6 +1,6 @@
 """The warm lintel: imports all of lintel once, then forks a lintel for each command a client sends, which runs it
 with the client's cwd, environment, arguments and stdin/stdout/stderr as if it had been started there. One per
-user and identity (place.identity); stops after an idle spell; `python -m lintel.frontends.warm.zygote`."""
+user and identity (place.identity); stops after an idle spell; started as place.zygote_command says."""
 
 from __future__ import annotations
 
@@ -344,8 +344,8 @@ def _listen(path: str) -> tuple[socket.socket, int]:
 def run(idle: float | None = None) -> int:
     """Run a warm lintel until it stops; 0 also when another one already runs."""
     env = os.environ
-    if sys.path and sys.path[0] in ("", os.getcwd()):
-        del sys.path[0]  # `-m` put the folder it started in first: nothing is imported from there
+    if "" in sys.path:
+        sys.path.remove("")  # `-c` put the folder it started in first: nothing is imported from there
     folder = run_folder(env)
     if not private_folder(folder, create=True):
         print(f"lintel: {folder} is not a private folder of this user: no warm lintel", file=sys.stderr)
