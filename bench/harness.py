@@ -148,9 +148,11 @@ async def start_server(
     echo_stderr: bool = True,
     features: Mapping[str, Callable[..., Any]] | None = None,
     cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Server:
     """Spawn a language server with a client that records what it publishes. `features`: more client-side
-    handlers (a peer's own notifications, `workspace/configuration`), by method name."""
+    handlers (a peer's own notifications, `workspace/configuration`), by method name. `env`: the server's
+    whole environment (default: ours)."""
     recorder = Recorder()
 
     def factory() -> LanguageClient:
@@ -184,6 +186,8 @@ async def start_server(
     client = factory()
     before = time.perf_counter()
     spawn: dict[str, Any] = {"cwd": cwd} if cwd is not None else {}
+    if env is not None:
+        spawn["env"] = dict(env)
     await client.start_io(*command, **spawn)
     return Server(client, recorder, before, time.perf_counter())
 
@@ -265,19 +269,20 @@ class DirectRun:
     stdout: bytes
 
 
-async def run_direct(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> DirectRun:
-    """The tool alone, started as lintel starts it (own session, stdin /dev/null, both streams piped)."""
+async def run_direct(argv: Sequence[str], cwd: Path, env: Mapping[str, str], stdin: bytes | None = None) -> DirectRun:
+    """The tool alone, started as lintel starts it (own session, stdin /dev/null, both streams piped).
+    `stdin`: written to its stdin instead (a hook's payload), then closed."""
     started = time.perf_counter()
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
         env=dict(env),
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
     )
-    stdout, _ = await process.communicate()
+    stdout, _ = await process.communicate(stdin)
     return DirectRun((time.perf_counter() - started) * 1000, process.returncode or 0, stdout)
 
 
@@ -319,16 +324,32 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def tree_rss_kb(pid: int) -> tuple[int, int]:
-    """The summed VmRSS of `pid` and its descendants, and how many processes that is."""
-    total = count = 0
+def process_name(pid: int, width: int = 60) -> str:
+    """The command line of a process, its program's base name first, cut to `width` characters."""
+    with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+        argv = [part.decode(errors="replace") for part in cmdline.read().split(b"\0") if part]
+    # Paths by their base name and a `python -c` program as "…": what tells the processes apart stays in view.
+    shown = [Path(a).name if a.startswith("/") else a for a in argv]
+    shown = ["…" if index and shown[index - 1] == "-c" else a for index, a in enumerate(shown)]
+    text = " ".join(shown) if argv else f"[{pid}]"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def tree_members(pid: int) -> list[tuple[int, str, int]]:
+    """`pid` and its descendants still alive: (pid, command line, VmRSS in kB) of each."""
+    members = []
     for member in descendants(pid):
         try:
-            total += proc_status(member).get("VmRSS", 0)
+            members.append((member, process_name(member), proc_status(member).get("VmRSS", 0)))
         except OSError:
-            continue
-        count += 1
-    return total, count
+            continue  # it ended while we looked
+    return members
+
+
+def tree_rss_kb(pid: int) -> tuple[int, int]:
+    """The summed VmRSS of `pid` and its descendants, and how many processes that is."""
+    members = tree_members(pid)
+    return sum(kb for _pid, _name, kb in members), len(members)
 
 
 def proc_state(pid: int) -> str:

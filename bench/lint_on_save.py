@@ -323,7 +323,7 @@ async def startup(root: Path, starts: int, options: Mapping[str, Any]) -> dict[s
 
 def eslint_version() -> str | None:
     try:
-        manifest = json.loads((workloads.NODE_FIXTURE / "node_modules/eslint/package.json").read_text("utf-8"))
+        manifest = json.loads((workloads.fixture_node_modules() / "eslint" / "package.json").read_text("utf-8"))
     except (OSError, ValueError):
         return None
     return str(manifest.get("version"))

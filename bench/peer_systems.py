@@ -151,6 +151,7 @@ class Lsp:
     settings: Any = None  # the answer to workspace/configuration (section "")
     echo_stderr: bool = False  # lintel's warnings go to our stderr; the peers' logs only into error messages
     custom: Sequence[str] = ()  # the server's own notifications and requests, answered with nothing
+    env: Mapping[str, str] | None = None  # the server's environment (default: ours)
     server: harness.Server | None = None
     version: int = 1
     initialize_ms: float | None = None  # spawn -> initialize response
@@ -193,7 +194,12 @@ class Lsp:
 
     async def start(self) -> None:
         server = await harness.start_server(
-            self.command, record_stderr=True, echo_stderr=self.echo_stderr, features=self.features(), cwd=self.root
+            self.command,
+            record_stderr=True,
+            echo_stderr=self.echo_stderr,
+            features=self.features(),
+            cwd=self.root,
+            env=self.env,
         )
         self.server = server
         params = harness.initialize_params(self.root, self.options, self.capabilities())

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -194,17 +194,20 @@ def js_plan(parent: Path, base: Path | None) -> Plan:
 
 
 def rss_snapshot(systems: Sequence[System]) -> dict[str, dict[str, Any]]:
-    """Each system's process trees, summed: lintel with its warm workers and any tool still running."""
+    """Each system's process trees, summed: lintel with its warm workers and any tool still running; `members`
+    names each process and its own RSS."""
     out: dict[str, dict[str, Any]] = {}
     for system in systems:
         roots = system.pids()
         if not roots:
             continue
-        total = processes = 0
-        for root in roots:
-            kb, count = harness.tree_rss_kb(root)
-            total, processes = total + kb, processes + count
-        out[system.name] = {"rss_mb": round(total / 1024, 1), "processes": processes}
+        members = [member for root in roots for member in harness.tree_members(root)]
+        total = sum(kb for _pid, _name, kb in members)
+        out[system.name] = {
+            "rss_mb": round(total / 1024, 1),
+            "processes": len(members),
+            "members": [{"pid": pid, "command": name, "rss_mb": round(kb / 1024, 1)} for pid, name, kb in members],
+        }
     return out
 
 
@@ -601,7 +604,7 @@ def package_version(path: Path) -> str | None:
 
 
 def environment() -> dict[str, Any]:
-    project_eslint = package_version(workloads.NODE_FIXTURE / "node_modules" / "eslint" / "package.json")
+    project_eslint = package_version(workloads.fixture_node_modules() / "eslint" / "package.json")
     daemon_eslint = package_version(NPM_DIR / "node_modules" / "eslint" / "package.json")
     if project_eslint and daemon_eslint and project_eslint != daemon_eslint:
         print(f"warning: eslint_d lints with eslint {daemon_eslint}, the project has {project_eslint}", file=sys.stderr)
@@ -621,6 +624,17 @@ def environment() -> dict[str, Any]:
     }
 
 
+def environment_line(results: Mapping[str, Any]) -> str:
+    """The machine, its load before and after, the peers' versions and how long each section took."""
+    env = results["environment"]
+    return (
+        f"{env['cpus']} cpus, load {env['loadavg_before']} -> {env['loadavg_after']}; node {env['node']}, "
+        f"{env['ruff']}, eslint {env['eslint']}, {env['eslint_d']}, {env['efm_langserver']}, "
+        f"vscode-langservers-extracted {env['vscode_langservers_extracted']}; "
+        f"{results['total_seconds']} s {results['section_seconds']}"
+    )
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     sections = args.only.split(",") if args.only else list(SECTIONS)
     unknown = set(sections) - set(SECTIONS)
@@ -628,25 +642,37 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit(f"unknown sections {sorted(unknown)} (known: {', '.join(SECTIONS)})")
     results: dict[str, Any] = {"environment": environment()}
     seconds: dict[str, float] = {}
+
+    async def one(section: str, folder: Path) -> dict[str, Any]:
+        if section == "python":
+            return await save_rounds(python_plan(folder, args.base_tree), args.saves, args.warmup)
+        if section == "js":
+            return await save_rounds(js_plan(folder, args.base_tree), args.js_saves, args.js_warmup)
+        return await start_rounds(folder, args.starts, args.base_tree)
+
     with tempfile.TemporaryDirectory(prefix="lintel-peers-") as scratch:
-        parent = Path(scratch).resolve()
-        for section in SECTIONS:
-            if section not in sections:
-                continue
-            print(f"[{section}] ...", file=sys.stderr, flush=True)
-            began = time.perf_counter()
-            folder = parent / section
-            folder.mkdir()
-            if section == "python":
-                results[section] = await save_rounds(python_plan(folder, args.base_tree), args.saves, args.warmup)
-            elif section == "js":
-                results[section] = await save_rounds(js_plan(folder, args.base_tree), args.js_saves, args.js_warmup)
-            else:
-                results[section] = await start_rounds(folder, args.starts, args.base_tree)
-            seconds[section] = round(time.perf_counter() - began, 1)
+        await run_sections(Path(scratch).resolve(), [s for s in SECTIONS if s in sections], one, results, seconds)
     results["environment"]["loadavg_after"] = harness.loadavg()
     results["section_seconds"] = seconds
     return results
+
+
+async def run_sections(
+    parent: Path,
+    sections: Sequence[str],
+    one: Callable[[str, Path], Awaitable[dict[str, Any]]],
+    results: dict[str, Any],
+    seconds: dict[str, float],
+) -> None:
+    """Each section in a folder of its own under `parent`, its result into `results` and its duration into
+    `seconds` as it ends (what ran is kept when a later section fails)."""
+    for section in sections:
+        print(f"[{section}] ...", file=sys.stderr, flush=True)
+        began = time.perf_counter()
+        folder = parent / section
+        folder.mkdir()
+        results[section] = await one(section, folder)
+        seconds[section] = round(time.perf_counter() - began, 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -683,13 +709,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "python" in results or "js" in results:
         print(rss_table(results), end="\n\n")
     print("\n".join(lines))
-    env = results["environment"]
-    print(
-        f"\n{env['cpus']} cpus, load {env['loadavg_before']} -> {env['loadavg_after']}; node {env['node']}, "
-        f"{env['ruff']}, eslint {env['eslint']}, {env['eslint_d']}, {env['efm_langserver']}, "
-        f"vscode-langservers-extracted {env['vscode_langservers_extracted']}; "
-        f"{results['total_seconds']} s {results['section_seconds']}"
-    )
+    print("\n" + environment_line(results))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -4,6 +4,7 @@ realistic (dataclasses, parsing, aggregation) with a handful of known findings, 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -212,11 +213,28 @@ def python_workspace(parent: Path) -> Workload:
     return Workload(root, module)
 
 
+def fixture_node_modules() -> Path:
+    """The node fixture's installed packages: in a linked git worktree, which has none of its own, the main
+    checkout's (the same lock file)."""
+    own = NODE_FIXTURE / "node_modules"
+    if own.is_dir():
+        return own
+    common = subprocess.run(
+        ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    main = Path(common).parent / NODE_FIXTURE.relative_to(REPO) / "node_modules" if common else own
+    return main if main.is_dir() else own
+
+
 def node_workspace(parent: Path) -> Workload:
     """A copy of the node fixture (its eslint.config.js, package.json, lock file) sharing its node_modules."""
     root = parent / "node"
     shutil.copytree(NODE_FIXTURE, root, ignore=shutil.ignore_patterns("node_modules"))
-    (root / "node_modules").symlink_to(NODE_FIXTURE / "node_modules", target_is_directory=True)
+    (root / "node_modules").symlink_to(fixture_node_modules(), target_is_directory=True)
     module = root / "src" / "bench_generated.js"
     module.write_text(javascript_module(), encoding="utf-8")
     return Workload(root, module)
