@@ -70,3 +70,22 @@ async def test_each_malformed_message_is_one_line_of_log_and_requests_are_answer
     for _ in range(20):
         await asyncio.sleep(0)
     assert {"jsonrpc": "2.0", "id": 2, "result": None} in out.messages
+
+
+async def test_a_late_answer_to_a_request_lintel_gave_up_on_is_no_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An editor answering a request of lintel's after lintel cancelled it (a timeout): nothing waits for it,
+    nothing is logged as an error, and the server serves on."""
+    server, out = started(tmp_path)
+    waiting = server.protocol.send_request(types.WORKSPACE_CONFIGURATION, types.ConfigurationParams(items=[]))
+    waiting.cancel()
+    (request,) = [m for m in out.messages if m.get("method") == "workspace/configuration"]
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        send(server, {"id": request["id"], "result": [None]})
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    send(server, {"id": 99, "method": types.SHUTDOWN})
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert {"jsonrpc": "2.0", "id": 99, "result": None} in out.messages

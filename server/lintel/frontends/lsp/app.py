@@ -5,6 +5,7 @@ It knows none of its features: wiring.py builds them and binds their handlers in
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import logging
@@ -212,6 +213,10 @@ class LintelServer(LanguageServer):
                 self.load_features()  # any message after `initialize` finds the features bound
             if not self.routes.serve(data, method):
                 protocol.handle_message(protocol.structure_message(data))
+        except (asyncio.InvalidStateError, concurrent.futures.InvalidStateError):
+            # The editor's answer to a request of lintel's that lintel has since given up on (cancelled, timed
+            # out): nothing waits for it any more.
+            log.debug("a late answer to a request lintel gave up on: %.300r", body)
         except Exception as exc:
             # One line per message: a client (or a fuzzer) sending thousands of malformed ones must not fill the
             # log with a traceback each. The traceback is kept for lintel's own debugging at DEBUG level.
