@@ -4,9 +4,8 @@ runs in this process otherwise — never a wrong answer, never a hang. Imports o
 
 from __future__ import annotations
 
+import _socket  # socket.py itself (and signal) import enum: tens of milliseconds this entry point does without
 import os
-import signal
-import socket
 import sys
 
 from lintel.frontends.warm.place import (
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT = 0.5  # seconds to reach the warm lintel's socket
 START_TIMEOUT = 3.0  # seconds for it to say it has started the command
 # The signals a terminal or an editor sends lintel: passed on to the lintel the warm one started.
-FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 # Exit code when the started lintel ended without telling how (the warm lintel is gone too): it could not run.
 EXIT_UNKNOWN = 3
 
@@ -56,7 +55,7 @@ def _through_warm(args: list[str], env: Mapping[str, str]) -> int | None:
         _start_warm(env, folder)
         return None
     path = socket_path(env)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_TIMEOUT)
         sock.connect(path)
@@ -76,7 +75,7 @@ def _through_warm(args: list[str], env: Mapping[str, str]) -> int | None:
     return _wait(sock, int(reply[2:]))
 
 
-def _send_request(sock: socket.socket, args: Sequence[str], env: Mapping[str, str]) -> None:
+def _send_request(sock: _socket.socket, args: Sequence[str], env: Mapping[str, str]) -> None:
     """One message: who asks (protocol, version), where, what and with which environment, NUL-separated (none of
     them can hold a NUL), with this process's stdin, stdout and stderr attached."""
     import lintel
@@ -86,12 +85,13 @@ def _send_request(sock: socket.socket, args: Sequence[str], env: Mapping[str, st
     fields += [os.fsencode(f"{k}={v}") for k, v in env.items()]
     body = b"\0".join(fields)
     message = len(body).to_bytes(4, "big") + body
-    sent = socket.send_fds(sock, [message], [0, 1, 2])
+    fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))  # C ints, as SCM_RIGHTS wants them
+    sent = sock.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
     if sent < len(message):
         sock.sendall(message[sent:])
 
 
-def _read_line(sock: socket.socket) -> bytes:
+def _read_line(sock: _socket.socket) -> bytes:
     data = b""
     while not data.endswith(b"\n"):
         chunk = sock.recv(64)
@@ -101,8 +101,10 @@ def _read_line(sock: socket.socket) -> bytes:
     return data.rstrip(b"\n")
 
 
-def _wait(sock: socket.socket, pid: int) -> int:
-    """Pass the signals this process gets on to the started lintel, and return its exit code when it ends."""
+def _wait(sock: _socket.socket, pid: int) -> int:
+    """Pass the signals this process gets on to the started lintel, and return its exit code when it ends.
+    (signal is imported only now: while the started lintel already runs.)"""
+    import signal
 
     def forward(signum: int, frame: FrameType | None) -> None:
         try:  # noqa: SIM105 - contextlib is an import this entry point does without
@@ -110,8 +112,8 @@ def _wait(sock: socket.socket, pid: int) -> int:
         except OSError:
             pass
 
-    for signum in FORWARDED:
-        signal.signal(signum, forward)
+    for name in FORWARDED:
+        signal.signal(getattr(signal, name), forward)
     sock.settimeout(None)
     while True:
         try:
