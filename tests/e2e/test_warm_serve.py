@@ -32,13 +32,18 @@ def warm(tmp_path: Path, cargo_target_dir: Path) -> Iterator[tuple[dict[str, str
     lintel(env, "daemon", "stop")
 
 
-async def initialized(client: RecordingClient, root: Path) -> None:
+async def session(env: dict[str, str], root: Path) -> RecordingClient:
+    """`lintel serve` started by a real LSP client in `env`, initialized on `root`."""
+    config = ClientServerConfig(server_command=SERVER_COMMAND, server_env=env, client_factory=make_client)
+    client = await config.start()
+    assert isinstance(client, RecordingClient)
     params = types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),
         root_uri=root.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
     )
     await asyncio.wait_for(client.initialize_session(params), 60)
+    return client
 
 
 @pytest.mark.asyncio
@@ -48,10 +53,7 @@ async def test_an_editor_gets_diagnostics_from_a_forked_lintel(
 ) -> None:
     env, pid = warm
     root = copy_workspace("python", tmp_path / "py")
-    config = ClientServerConfig(server_command=SERVER_COMMAND, server_env=env, client_factory=make_client)
-    client = await config.start()
-    assert isinstance(client, RecordingClient)
-    await initialized(client, root)
+    client = await session(env, root)
     assert len(forked_pids(pid)) == 1  # the session runs in a lintel the warm one forked
     path = root / "src/inventory/models.py"
     uri = path.as_uri()
@@ -76,17 +78,14 @@ async def test_an_editor_killing_its_lintel_leaves_no_forked_one(
 ) -> None:
     env, pid = warm
     root = copy_workspace("python", tmp_path / "py")
-    config = ClientServerConfig(server_command=SERVER_COMMAND, server_env=env, client_factory=make_client)
-    client = await config.start()
-    assert isinstance(client, RecordingClient)
-    await initialized(client, root)
-    (session,) = forked_pids(pid)
+    client = await session(env, root)
+    (forked,) = forked_pids(pid)
     server = client._server
     assert server is not None
     server.kill()
     await server.wait()
     deadline = time.monotonic() + 30
-    while session in forked_pids(pid):
+    while forked in forked_pids(pid):
         assert time.monotonic() < deadline, "the forked lintel outlived the editor's"
         await asyncio.sleep(0.1)
     await client.stop()  # type: ignore[no-untyped-call]

@@ -14,8 +14,8 @@ from lintel.frontends.warm.place import (
     private_folder,
     run_folder,
     socket_path,
+    start_zygote,
     wanted,
-    zygote_command,
 )
 
 TYPE_CHECKING = False  # typing's own costs an import this entry point does without
@@ -52,7 +52,7 @@ def _through_warm(args: list[str], env: Mapping[str, str]) -> int | None:
     before it started anything (the caller then runs the command itself)."""
     folder = run_folder(env)
     if not private_folder(folder, create=False):
-        _start_warm(env, folder)
+        start_zygote(env)
         return None
     path = socket_path(env)
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
@@ -64,7 +64,7 @@ def _through_warm(args: list[str], env: Mapping[str, str]) -> int | None:
         reply = _read_line(sock)
     except (FileNotFoundError, ConnectionRefusedError):
         sock.close()
-        _start_warm(env, folder)  # none runs, or a dead one left its socket: the next command finds a new one
+        start_zygote(env)  # none runs, or a dead one left its socket: the next command finds a new one
         return None
     except OSError:  # timed out, reset, a descriptor that cannot be passed: this command runs here
         sock.close()
@@ -126,23 +126,3 @@ def _wait(sock: _socket.socket, pid: int) -> int:
             return int(line[2:])
         print("lintel: the warm lintel's process ended without an exit status", file=sys.stderr)
         return EXIT_UNKNOWN
-
-
-def _start_warm(env: Mapping[str, str], folder: str) -> None:
-    """Start a warm lintel for the next command, detached; this one does not wait for it."""
-    if not private_folder(folder, create=True):
-        return
-    import subprocess
-
-    try:  # noqa: SIM105 - contextlib is an import this entry point does without
-        subprocess.Popen(
-            zygote_command(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cwd="/",
-            env=dict(env),
-            start_new_session=True,
-        )
-    except OSError:
-        pass

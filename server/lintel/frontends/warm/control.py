@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import subprocess
 import sys
 import time
 
-from lintel.frontends.warm.place import private_folder, run_folder, socket_path, zygote_command
+from lintel.frontends.warm.place import socket_path, start_zygote, zygote_command
 
 START_WAIT = 60.0  # seconds `start` waits for the new warm lintel to answer (it imports all of lintel first)
 
@@ -47,16 +46,8 @@ def start() -> str | None:
     """Start a warm lintel unless one runs, and wait until it answers; its status line, None if it did not."""
     if (line := status()) is not None:
         return line
-    if not private_folder(run_folder(os.environ), create=True):
+    if not start_zygote(os.environ):
         return None
-    subprocess.Popen(
-        zygote_command(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd="/",
-        start_new_session=True,
-    )
     deadline = time.monotonic() + START_WAIT
     while time.monotonic() < deadline:
         if (line := status()) is not None:

@@ -95,6 +95,28 @@ def wanted(argv: Sequence[str], env: Mapping[str, str]) -> bool:
     return not (command == "serve" and any(a.startswith(("--tcp", "--check")) for a in argv))
 
 
+def start_zygote(env: Mapping[str, str]) -> bool:
+    """Start a warm lintel, detached (its own session, no terminal, cwd `/`), in its private folder; whether it
+    could be started. It leaves by itself when another one already runs."""
+    if not private_folder(run_folder(env), create=True):
+        return False
+    import subprocess  # only on this path: the entry point's usual one does without
+
+    try:
+        subprocess.Popen(
+            zygote_command(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd="/",
+            env=dict(env),
+            start_new_session=True,
+        )
+    except OSError:
+        return False
+    return True
+
+
 def zygote_command() -> list[str]:
     """How to start the warm lintel: this interpreter, in isolated mode when this one is (the bundled lintel of
     the VS Code extension), with the folder holding this lintel first on its path (which is how the bundle finds
