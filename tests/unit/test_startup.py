@@ -195,8 +195,9 @@ def test_the_version_is_written_once() -> None:
     assert re.fullmatch(r"\d+\.\d+\.\d+", lintel.__version__)
 
 
-# What a one-file lint (`lintel check FILE --only lint`, text output) has no use for: the writers of the other
-# formats and GitHub's limits, coverage, the fixes, --new-from and its merge base, the baseline, `detect`'s report.
+# What a one-file lint (`lintel check FILE --only lint` with text output, and the post-edit hook) has no use for:
+# the writers of the other formats and GitHub's limits, coverage, the fixes, test runs, --new-from and its merge
+# base, the baseline, `detect`'s report, the language server.
 NOT_FOR_ONE_FILE_LINT = (
     "lintel.frontends.report.sarif",
     "lintel.frontends.report.github",
@@ -206,6 +207,7 @@ NOT_FOR_ONE_FILE_LINT = (
     "lintel.engine.coverage",
     "lintel.engine.coverage.engine",
     "lintel.engine.fixrun",
+    "lintel.engine.testruns",
     "lintel.frontends.holdline",
     "lintel.engine.newfrom",
     "lintel.engine.baseline",
@@ -216,12 +218,22 @@ NOT_FOR_ONE_FILE_LINT = (
 )
 
 
-def test_a_one_file_lint_imports_only_what_it_uses(tmp_path: Path) -> None:
-    """The real `python -m lintel check FILE --only lint`: `-X importtime` lists every module it imported."""
+@pytest.mark.parametrize("command", ["check", "hook"])
+def test_a_one_file_lint_imports_only_what_it_uses(tmp_path: Path, command: str) -> None:
+    """The real `python -m lintel check FILE --only lint` and `lintel hook post-edit` (given the file): `-X
+    importtime` lists every module each imported."""
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
-    (tmp_path / "x.py").write_text("import os\n", encoding="utf-8")
+    file = tmp_path / "x.py"
+    file.write_text("import os\n", encoding="utf-8")
+    args, given = ["check", str(file), "--only", "lint"], b""
+    if command == "hook":
+        args, given = (
+            ["hook", "post-edit"],
+            json.dumps({"tool_input": {"file_path": str(file)}, "cwd": str(tmp_path)}).encode(),
+        )
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "lintel", "check", str(tmp_path / "x.py"), "--only", "lint"],
+        [sys.executable, "-X", "importtime", "-m", "lintel", *args],
+        input=given,
         capture_output=True,
         timeout=120,
         check=False,
@@ -229,6 +241,6 @@ def test_a_one_file_lint_imports_only_what_it_uses(tmp_path: Path) -> None:
     )
     stderr = proc.stderr.decode("utf-8", errors="replace").splitlines()
     imported = {m.group("module") for line in stderr if (m := _IMPORT_LINE.match(line))}
-    assert "lintel.frontends.headless" in imported
-    assert "lintel.frontends.report.text" in imported, "the guard sees the imports"
+    assert "lintel.engine.checks" in imported, "the guard sees the imports"
+    assert "lintel.frontends.report.text" in imported
     assert not imported & set(NOT_FOR_ONE_FILE_LINT), sorted(imported & set(NOT_FOR_ONE_FILE_LINT))
