@@ -193,3 +193,54 @@ def test_the_version_is_written_once() -> None:
     assert "version" not in project
     assert project["dynamic"] == ["version"]
     assert re.fullmatch(r"\d+\.\d+\.\d+", lintel.__version__)
+
+
+# What a one-file lint (`lintel check FILE --only lint` with text output, and the post-edit hook) has no use for:
+# the writers of the other formats and GitHub's limits, coverage, the fixes, test runs, --new-from and its merge
+# base, the baseline, `detect`'s report, the language server.
+NOT_FOR_ONE_FILE_LINT = (
+    "lintel.frontends.report.sarif",
+    "lintel.frontends.report.github",
+    "lintel.frontends.report.rdjsonl",
+    "lintel.frontends.report.json",
+    "lintel.frontends.report.summary",
+    "lintel.engine.coverage",
+    "lintel.engine.coverage.engine",
+    "lintel.engine.fixrun",
+    "lintel.engine.testruns",
+    "lintel.frontends.holdline",
+    "lintel.engine.newfrom",
+    "lintel.engine.baseline",
+    "lintel.engine.detect_report",
+    "lintel.frontends.lsp.app",
+    "pygls",
+    "lsprotocol.types",
+)
+
+
+@pytest.mark.parametrize("command", ["check", "hook"])
+def test_a_one_file_lint_imports_only_what_it_uses(tmp_path: Path, command: str) -> None:
+    """The real `python -m lintel check FILE --only lint` and `lintel hook post-edit` (given the file): `-X
+    importtime` lists every module each imported."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
+    file = tmp_path / "x.py"
+    file.write_text("import os\n", encoding="utf-8")
+    args, given = ["check", str(file), "--only", "lint"], b""
+    if command == "hook":
+        args, given = (
+            ["hook", "post-edit"],
+            json.dumps({"tool_input": {"file_path": str(file)}, "cwd": str(tmp_path)}).encode(),
+        )
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "lintel", *args],
+        input=given,
+        capture_output=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    stderr = proc.stderr.decode("utf-8", errors="replace").splitlines()
+    imported = {m.group("module") for line in stderr if (m := _IMPORT_LINE.match(line))}
+    assert "lintel.engine.checks" in imported, "the guard sees the imports"
+    assert "lintel.frontends.report.text" in imported
+    assert not imported & set(NOT_FOR_ONE_FILE_LINT), sorted(imported & set(NOT_FOR_ONE_FILE_LINT))

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -21,17 +21,20 @@ from lintel.core.results import state_json
 from lintel.engine import settled
 from lintel.engine.checks import RunResult, run_check
 from lintel.engine.config import LintelConfig
-from lintel.engine.coverage import CoverageFailed, CoverageStore, CoverageUnsupported, Request, coverage
-from lintel.engine.coverage import tests_covering as covering
 from lintel.engine.detect import DetectionError, choose_project, is_inside, nearest_project, normalize_language
-from lintel.engine.detect_report import DetectReport, detect_report
 from lintel.engine.discover import Discovery, describe, discover, nearest_above
 from lintel.engine.edits import RangeEdit, TextReplace
-from lintel.engine.fixrun import FixOutcome, FixScope, apply_fixes
 from lintel.engine.scripts import run_script, script_command
-from lintel.engine.testruns import failing_selection, path_selection, run_selection, select_tests
 from lintel.languages import LANGUAGES, CheckName, Project, Registry
 from lintel.languages.testselect import Selection
+
+if TYPE_CHECKING:
+    from lintel.engine.coverage import CoverageStore
+    from lintel.engine.detect_report import DetectReport
+    from lintel.engine.fixrun import FixOutcome
+
+# Coverage, fixes, test runs and detection's report are imported by the actions that use them: a one-file check
+# (the post-edit hook, the `diagnostics` tool) pays for none of them (docs/architecture.md, A fast start).
 
 NOT_TRUSTED = "this workspace is not trusted: lintel runs no tools here"
 
@@ -281,6 +284,8 @@ def engine_refusals() -> Iterator[None]:
 def test_selection(command: str, folder: Folder, project: Project, args: CommandArgs) -> Selection:
     """What runs for `args.tests` (lintel.engine.testruns): an identity that matches no test is refused, never a full
     run."""
+    from lintel.engine.testruns import select_tests
+
     tests = [t if isinstance(t, str) else t.model_dump() for t in args.tests or []]
     with engine_refusals():
         return select_tests(project, tests, workspace=folder.root, config=folder.config, command=command)
@@ -289,6 +294,8 @@ def test_selection(command: str, folder: Folder, project: Project, args: Command
 def failing_tests_selection(command: str, folder: Folder, project: Project) -> Selection | None:
     """What reruns the failures of the project's last test run; None when that run had none. With no run
     recorded it is refused: the whole suite never runs in its place."""
+    from lintel.engine.testruns import failing_selection
+
     with engine_refusals():
         return failing_selection(
             project, last_test_run(folder, project), workspace=folder.root, config=folder.config, command=command
@@ -305,6 +312,8 @@ async def run_test_selection(
 ) -> RunResult:
     """A selection run (each of its commands in turn); it becomes the project's last test run. A name the run
     shows matched no test (go test's `-run`) is refused then, and nothing is recorded."""
+    from lintel.engine.testruns import run_selection
+
     with engine_refusals():
         result = await run_selection(
             project, selection, workspace=folder.root, config=folder.config, timeout=args.timeout, on_start=on_start
@@ -333,6 +342,8 @@ def test_scope(command: str, folder: Folder, project: Project, args: CommandArgs
     if args.path is None or where is None:
         return TestScope(None, whole)
     shown = _relative_to(where, folder.root)
+    from lintel.engine.testruns import path_selection
+
     try:
         selection = path_selection(project, where, workspace=folder.root, config=folder.config, command=command)
     except BadArgument as exc:  # tests lintel cannot narrow to (a `test` script whose runner it cannot tell)
@@ -399,6 +410,8 @@ async def run_coverage(
 ) -> RunResult:
     """The project's tests run with coverage (lintel.coverage): a RunResult with a `coverage` summary; the
     index goes to `store` for tests_covering."""
+    from lintel.engine.coverage import CoverageUnsupported, Request, coverage
+
     require_trust(trusted)
     try:
         measurement = await coverage(Request(project, folder.root, folder.config, args.timeout, on_start), store)
@@ -431,6 +444,9 @@ async def covering_tests(
 ) -> dict[str, Any]:
     """The tests that run `file`:`args.line`, from the project's last coverage run (run first when there is
     none, or the file changed since)."""
+    from lintel.engine.coverage import CoverageFailed, CoverageUnsupported, Request
+    from lintel.engine.coverage import tests_covering as covering
+
     require_trust(trusted)
     assert args.line is not None  # covering_target checked it
     try:
@@ -449,6 +465,8 @@ def last_test_run(folder: Folder, project: Project) -> RunResult | None:
 
 def detect(folder: Folder, where: Path) -> DetectReport:
     """What `lintel detect --json` shows for the folder `where` names (a file's: its folder)."""
+    from lintel.engine.detect_report import detect_report
+
     return detect_report(where if where.is_dir() else where.parent, folder.config)
 
 
@@ -526,6 +544,8 @@ async def fix_findings(
 ) -> FixOutcome:
     """apply_fixes / lintel.fixAll: the lint findings of the project `file` or `path` names (only in that file or
     folder when it is inside the project), fixed as `lintel check --fix` does (lintel.engine.fixrun)."""
+    from lintel.engine.fixrun import FixScope, apply_fixes
+
     if args.file is not None and args.path is not None:
         raise invalid(f"{command}: pass `file` or `path`, not both")
     named = args.file if args.file is not None else args.path

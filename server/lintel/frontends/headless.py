@@ -13,29 +13,32 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lintel.core.fsnames import json_text
-from lintel.engine.baseline import Baseline, BaselineError, load_baseline
 from lintel.engine.checks import RunResult, dedupe_issues, run_pairs, sort_issues
 from lintel.engine.config import LintelConfig, ValidatorConfig, load_config
-from lintel.engine.coverage import CoverageStore, CoverageUnsupported, Request, coverage
-from lintel.engine.coverage.base import COVERAGE_CHECK, blank_result
-from lintel.engine.detect_report import ProjectEntry as DetectedProject
-from lintel.engine.detect_report import detect_report
 from lintel.engine.discover import Discovery, Found, describe, discover, nearest_above, repository_root
-from lintel.engine.fixrun import FixOutcome, FixScope, apply_fixes
 from lintel.engine.registry import registry_for
 from lintel.engine.resultcache import ResultCache, default_cache_dir
 from lintel.engine.scope import ScopeError, affected, matching, parse_shard, shard
 from lintel.engine.validators import ValidateResult, run_validators
 from lintel.frontends.check_request import CheckRequest, DetectRequest
 from lintel.frontends.checknotes import UsageError, note, progress, shows_progress
-from lintel.frontends.holdline import base_of, hold_the_line
 from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
 from lintel.frontends.report.files import OutputError, writable, write
 from lintel.frontends.report.publish import present
 from lintel.languages import CHECKS, CheckName, Project
+from lintel.languages.coverage.base import COVERAGE_CHECK
+
+if TYPE_CHECKING:
+    from lintel.engine.baseline import Baseline
+    from lintel.engine.detect_report import ProjectEntry as DetectedProject
+    from lintel.engine.fixrun import FixOutcome
+    from lintel.engine.newfrom import MergeBase
+
+# What only some flags use (--baseline, --fix/--diff, --only coverage, `detect`) is imported by the code that runs
+# for them: a one-file lint pays for none of it (docs/architecture.md, A fast start).
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -168,6 +171,9 @@ async def _run_everything(
 async def _coverage(project: Project, root: Path, config: LintelConfig, request: CheckRequest, done: Any) -> RunResult:
     """One project's tests with coverage, one project at a time (a test suite already uses the cores); the index
     is kept where lintel.testsCovering finds it (lintel.engine.coverage.store)."""
+    from lintel.engine.coverage import CoverageStore, CoverageUnsupported, Request, coverage
+    from lintel.engine.coverage.base import blank_result
+
     if shows_progress(request):
         print(f"lintel: running {project.language} coverage…", file=sys.stderr, flush=True)
     try:
@@ -183,6 +189,8 @@ async def _coverage(project: Project, root: Path, config: LintelConfig, request:
 def _baseline(path: str | None) -> Baseline | None:
     if not path:
         return None
+    from lintel.engine.baseline import BaselineError, load_baseline
+
     try:
         return load_baseline(Path(path))
     except BaselineError as exc:
@@ -325,6 +333,8 @@ def _unread(scope: _Scope, discovery: Discovery) -> list[RunResult]:
 def _fix(scope: _Scope, discovery: Discovery, request: CheckRequest) -> FixOutcome:
     """`--fix` (or `--diff`: dry_run) over the lint runs the check would make; a PATH inside a project narrows it
     to that file or folder."""
+    from lintel.engine.fixrun import FixScope, apply_fixes
+
     projects = list({(p.root, p.language): p for p, _ in discovery.plan(["lint"])}.values())
     paths = () if scope.whole else (Path(request.path).expanduser().resolve(),)
     begin, done = progress(not shows_progress(request), scope.root if len(projects) > 1 else None)
@@ -354,11 +364,20 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+def _merge_base(root: Path, request: CheckRequest) -> MergeBase | None:
+    """`--new-from`'s base (holdline.base_of), its modules imported only when it or its companion flag is given."""
+    if not (request.new_from or request.only_changed_lines):
+        return None
+    from lintel.frontends.holdline import base_of
+
+    return base_of(root, request)
+
+
 def cmd_check(request: CheckRequest) -> int:
     if request.unsafe_fixes and not (request.fix or request.diff):
         raise UsageError("--unsafe-fixes goes with --fix or --diff")
     scope = _scope(request.path)
-    base = base_of(scope.root, request)
+    base = _merge_base(scope.root, request)
     root, config = scope.root, scope.config
     checks, validators = _checks_and_validators(request, config)
     if validators and not _runs_validators(scope, request):
@@ -397,6 +416,8 @@ def cmd_check(request: CheckRequest) -> int:
         issues = baseline.new_issues(issues)
         print(f"lintel: {known - len(issues)} issues are in the baseline, {len(issues)} are new", file=sys.stderr)
     if base is not None:
+        from lintel.frontends.holdline import hold_the_line
+
         issues = hold_the_line(
             base,
             request,
@@ -432,6 +453,8 @@ def _publish(report: CheckReport, request: CheckRequest, output: Path | None) ->
 
 
 def cmd_detect(request: DetectRequest) -> int:
+    from lintel.engine.detect_report import detect_report
+
     root = _workspace(request.path)
     config = _config(root)
     report = detect_report(root, config)

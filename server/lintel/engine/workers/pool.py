@@ -167,6 +167,23 @@ class WorkerPool:
             self._answered(key, slot, worker, idle_seconds)
             return issues
 
+    async def prestart(
+        self, key: WorkerKey, *, binary: Path, env: Mapping[str, str], timeout: float, idle_seconds: float
+    ) -> None:
+        """The key's worker started ahead of its first request (the server's start, as its folders are read), so
+        the first open file's lint is a request to a tool already loading; a lint that comes meanwhile waits for
+        this start rather than making its own. Failures are those of any start (reported, the CLI lints)."""
+        kind = self.kinds.get(key.tool)
+        if kind is None or self._closed or self.running(key):
+            return
+        slot = self._slots.slot(key)
+        async with slot.lock:
+            self._slots.disarm_idle(slot)
+            worker = await self._ready(key, slot, kind, binary, env, timeout)
+            if worker is not None:
+                # Unused, it stops as any idle worker does.
+                self._slots.arm_idle(slot, idle_seconds, lambda: self._idle(key, slot))
+
     async def fix(self, key: WorkerKey, file: Path, text: str, *, timeout: float) -> str:
         """`text` as the key's running worker's fix mode leaves it (the editor's fix-all: a request, not a process).
         WorkerUnsupported when no running worker of the key can fix; WorkerError when it could not answer."""

@@ -159,6 +159,23 @@ def warm_target(
     )
 
 
+async def prestart(pool: WorkerPool, project: Project, *, workspace: Path, config: LintelConfig) -> None:
+    """The project's lint worker started before any file of it is linted (WorkerPool.prestart), when its files'
+    lint goes warm; the same program and key a lint of one of its files would use."""
+    # The key and program are the project's, whatever the file: a name in its root stands for any of them.
+    target = warm_target(
+        pool, project, project.root / "__lintel__", workspace=workspace, config=config, from_buffer=False
+    )
+    if target is not None:
+        await pool.prestart(
+            target.key,
+            binary=Path(target.binary),
+            env=target.env,
+            timeout=target.timeout,
+            idle_seconds=target.idle_seconds,
+        )
+
+
 async def warm_issues(pool: WorkerPool, target: WarmTarget, text: str) -> list[Issue] | None:
     """The worker's findings for the target file with content `text`, not finalized; None when it could not
     answer (the pool has reported why)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -193,6 +194,29 @@ class Lifecycle:
             folder.refresh(config_options(session.init_options))
         if wants_pull(params.capabilities):
             self.diagnostics.enable_pull()
+        self.prestart_workers()
+
+    def prestart_workers(self) -> None:
+        """The lint worker of each folder's own project (the one at its root) started now, while the rest of
+        the start goes on: the first open file's diagnostics wait for the tool to answer, not to load
+        (docs/architecture.md, A fast start). Projects deeper in the folder start theirs on first use."""
+        from lintel.engine.workers.pool import WorkerPool
+        from lintel.engine.workers.warm import prestart
+
+        server = self.server
+        if not server.session.trusted or not isinstance(self.workers, WorkerPool):
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a test driving the protocol by hand): the first lint starts it
+            return
+        for folder in server.session.folders:
+            editor = folder.config.editor
+            if not (editor.warm_workers and (editor.lint_on_open or editor.lint_on_save)):
+                continue
+            for project in folder.projects:
+                if project.root == folder.root:
+                    server.spawn(prestart(self.workers, project, workspace=folder.root, config=folder.config))
 
     async def initialized(self) -> None:
         server = self.server

@@ -6,15 +6,17 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from lintel.engine.actions import Folder
 from lintel.engine.checks import RunResult
 from lintel.engine.config import LintelConfig, load_config
-from lintel.engine.coverage import CoverageStore
 from lintel.engine.registry import registry_for
-from lintel.engine.testdiscovery import TestIndex
 from lintel.languages import Registry
+
+if TYPE_CHECKING:
+    from lintel.engine.coverage import CoverageStore
+    from lintel.engine.testdiscovery import TestIndex
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,19 @@ class ServerDiagnostics(Protocol):
     async def server_diagnostics(self, folder: Folder, file: Path, text: str) -> RunResult | None: ...
 
 
+def _coverage_store() -> CoverageStore:
+    # Imported with the tools' host, not with the workspace: the post-edit hook uses the workspace alone.
+    from lintel.engine.coverage import CoverageStore
+
+    return CoverageStore()
+
+
+def _test_index() -> TestIndex:
+    from lintel.engine.testdiscovery import TestIndex
+
+    return TestIndex()
+
+
 @dataclass
 class Host:
     """What the tools act on: the workspace folders (one: `--root`) and whether tools may run there."""
@@ -73,9 +88,9 @@ class Host:
     folders: list[Workspace]
     trusted: bool = True
     # The last coverage index of each project, for tests_covering (kept on disk too: lintel.engine.coverage.store).
-    coverage: CoverageStore = field(default_factory=CoverageStore)
+    coverage: CoverageStore = field(default_factory=_coverage_store)
     # The tests found so far, for list_tests (each file's by its stamp, each project's last collection).
-    tests: TestIndex = field(default_factory=TestIndex)
+    tests: TestIndex = field(default_factory=_test_index)
     # The child language servers (navigation, a proposed text's diagnostics); set by serve.build.
     servers: ServerDiagnostics | None = None
 

@@ -2,23 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 
-from lintel.frontends.report.github import render_github
-from lintel.frontends.report.json import render_json
 from lintel.frontends.report.model import CheckReport, ProjectEntry
-from lintel.frontends.report.rdjsonl import render_rdjsonl
-from lintel.frontends.report.sarif import render_sarif
-from lintel.frontends.report.text import render_text
 
 Renderer = Callable[[CheckReport], str]
 
-RENDERERS: dict[str, Renderer] = {
-    "text": render_text,
-    "json": render_json,
-    "sarif": render_sarif,
-    "github": render_github,
-    "rdjsonl": render_rdjsonl,
+# Each writer is imported when its format is asked for: a check prints one format, and the others (SARIF's and
+# GitHub's limits and encoders) would cost every `lintel check` their import.
+_WRITERS = {
+    "text": ("text", "render_text"),
+    "json": ("json", "render_json"),
+    "sarif": ("sarif", "render_sarif"),
+    "github": ("github", "render_github"),
+    "rdjsonl": ("rdjsonl", "render_rdjsonl"),
 }
+
+
+class _Renderers(Mapping[str, Renderer]):
+    """The writers by format name, each imported on first use."""
+
+    def __getitem__(self, fmt: str) -> Renderer:
+        module, name = _WRITERS[fmt]
+        writer: Renderer = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        return writer
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_WRITERS)
+
+    def __len__(self) -> int:
+        return len(_WRITERS)
+
+
+RENDERERS: Mapping[str, Renderer] = _Renderers()
 
 __all__ = ["RENDERERS", "CheckReport", "ProjectEntry", "Renderer"]

@@ -9,11 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lintel.frontends.report import RENDERERS
-from lintel.frontends.report.github import github_annotations
 from lintel.frontends.report.limits import ANNOTATIONS_PER_JOB, SARIF_GZIP_BYTES, STEP_SUMMARY_BYTES, SUMMARY_BUDGET
 from lintel.frontends.report.model import CheckReport
-from lintel.frontends.report.sarif import sarif_log
-from lintel.frontends.report.summary import job_summary
 
 # Annotations lintel printed in this job, for GitHub's per-job limit: in RUNNER_TEMP, which the runner empties
 # at the start and end of every job, and keyed by the job so a folder that was not emptied counts nothing.
@@ -30,11 +27,16 @@ def present(fmt: str, report: CheckReport, *, to_file: bool, env: Mapping[str, s
     """`to_file`: the report goes to `--output`, the file a CI step uploads, so a SARIF log also keeps its gzipped
     size within code scanning's. With `--format github` on a GitHub runner this also appends the job summary to
     `$GITHUB_STEP_SUMMARY` and counts the annotations printed."""
+    # The SARIF and GitHub writers are imported only for their format (RENDERERS).
     if fmt == "sarif":
+        from lintel.frontends.report.sarif import sarif_log
+
         log = sarif_log(report, SARIF_GZIP_BYTES if to_file else None)
         return Presented(log.text, log.notes)
     if fmt != "github":
         return Presented(RENDERERS[fmt](report))
+    from lintel.frontends.report.github import github_annotations
+
     # Annotations written to a file are not the log's: GitHub never sees them, so they count nothing.
     counter, used = (None, 0) if to_file else _job_count(env)
     annotations = github_annotations(report, max(0, ANNOTATIONS_PER_JOB - used))
@@ -71,6 +73,8 @@ def _write_quietly(path: Path, text: str) -> None:
 
 
 def _append_summary(path: Path, report: CheckReport, not_annotated: int) -> list[str]:
+    from lintel.frontends.report.summary import job_summary
+
     try:
         used = path.stat().st_size if path.exists() else 0
     except OSError:
