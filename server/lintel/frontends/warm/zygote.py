@@ -278,16 +278,18 @@ def _modules() -> Iterator[str]:
 
 
 def preload() -> None:
-    """Import every lintel module (and with them pygls, lsprotocol, pydantic, the MCP SDK when installed) and
-    build the configuration models: what a forked lintel then has for free."""
+    """Import every lintel module (and with them pygls, lsprotocol, pydantic, the MCP SDK when installed), build
+    the configuration models and a server: what a forked lintel then has for free."""
     for name in _modules():
         try:
             importlib.import_module(name)
         except ImportError as exc:  # an optional extra (the MCP SDK) not installed
             log.info("not preloaded: %s (%s)", name, exc)
     from lintel.engine.config import LintelConfig
+    from lintel.frontends.lsp.wiring import create_server
 
     LintelConfig()
+    create_server()  # resolves lsprotocol's forward references once, for every server forked after
 
 
 def _stamp(previous: dict[str, tuple[int, int]] | None = None) -> dict[str, tuple[int, int]]:
