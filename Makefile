@@ -28,6 +28,7 @@ test-random: setup
 bench: setup
 	@bench/setup
 	$(PY) bench/peers.py
+	$(PY) bench/start.py
 	$(PY) bench/ruff_worker.py
 	$(PY) bench/lint_on_save.py
 	$(PY) bench/navigation.py
