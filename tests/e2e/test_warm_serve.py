@@ -26,7 +26,7 @@ def warm(tmp_path: Path, cargo_target_dir: Path) -> Iterator[tuple[dict[str, str
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
     env = {k: v for k, v in tool_env(cargo_target_dir).items() if k not in ("LINTEL_NO_DAEMON", "CI")}
-    env.update(XDG_RUNTIME_DIR=str(runtime), LINTEL_DAEMON="1")
+    env.update(XDG_RUNTIME_DIR=str(runtime), LINTEL_DAEMON="1", LINTEL_DAEMON_IDLE="120")
     pid = started(env)
     yield env, pid
     lintel(env, "daemon", "stop")

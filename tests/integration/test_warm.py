@@ -28,7 +28,8 @@ def warm_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
     env = {k: v for k, v in os.environ.items() if k not in ("LINTEL_NO_DAEMON", "CI")}
-    env.update(PATH=tool_path(), XDG_RUNTIME_DIR=str(runtime), LINTEL_DAEMON="1")
+    # A warm lintel a failed test could not stop leaves by itself soon.
+    env.update(PATH=tool_path(), XDG_RUNTIME_DIR=str(runtime), LINTEL_DAEMON="1", LINTEL_DAEMON_IDLE="120")
     yield env
     lintel(env, "daemon", "stop")
 
