@@ -60,7 +60,7 @@ def socket_file(env: Mapping[str, str]) -> Path:
 
 
 def forked_pids(warm: int) -> set[int]:
-    """The lintels the warm one has forked and that still run (its live children in /proc)."""
+    """The lintels the warm one has forked for commands and that still run (in /proc)."""
     out = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -68,8 +68,10 @@ def forked_pids(warm: int) -> set[int]:
                 stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            state, parent = stat.rsplit(")", 1)[1].split()[:2]
-            if int(parent) == warm and state != "Z":  # an ended one is a zombie until the warm lintel reaps it
+            state, parent, _, session = stat.rsplit(")", 1)[1].split()[:4]
+            # An ended one is a zombie until the warm lintel reaps it; a forked lintel leads a session of its own
+            # (what tells it from the warm lintel's sweepers of a killed one's leftovers).
+            if int(parent) == warm and state != "Z" and int(session) == int(entry.name):
                 out.add(int(entry.name))
     return out
 
