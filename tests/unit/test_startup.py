@@ -6,6 +6,7 @@ timings are bench/lint_on_save.py's (`--only startup`); these tests guard what m
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import re
 import subprocess
@@ -197,8 +198,22 @@ def test_the_version_is_written_once() -> None:
 
 # What a one-file lint (`lintel check FILE --only lint` with text output, and the post-edit hook) has no use for:
 # the writers of the other formats and GitHub's limits, coverage, the fixes, test runs, --new-from and its merge
-# base, the baseline, `detect`'s report, the language server.
+# base, the baseline, `detect`'s report, the language server; nor each language's test finding, test selection and
+# coverage reading (its spec names them, `lintel.languages.deferred`).
 NOT_FOR_ONE_FILE_LINT = (
+    *(
+        f"lintel.languages.{language}.{module}"
+        for language in ("go", "node", "python", "rust")
+        for module in ("testfind", "testselect", "coverage")
+    ),
+    "lintel.languages.go.buildtags",
+    "lintel.languages.rust.testscan",
+    "lintel.languages.node.jsnames",
+    "lintel.languages.node.testglobs",
+    "lintel.languages.testselect",
+    "lintel.languages.testselect.base",
+    "lintel.languages.coverage.base",
+    "lintel.languages.coverage.data",
     "lintel.frontends.report.sarif",
     "lintel.frontends.report.github",
     "lintel.frontends.report.rdjsonl",
@@ -244,3 +259,51 @@ def test_a_one_file_lint_imports_only_what_it_uses(tmp_path: Path, command: str)
     assert "lintel.engine.checks" in imported, "the guard sees the imports"
     assert "lintel.frontends.report.text" in imported
     assert not imported & set(NOT_FOR_ONE_FILE_LINT), sorted(imported & set(NOT_FOR_ONE_FILE_LINT))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mcp") is None, reason="the MCP SDK (the `mcp` extra) is not installed")
+def test_mcp_answers_initialize_and_lists_its_tools_without_the_language_servers(tmp_path: Path) -> None:
+    """The real `lintel mcp` up to `initialize` and `tools/list` (navigation's tools listed with their schemas)
+    imports neither the relay to the child language servers nor lsprotocol: both load with the first navigation
+    call."""
+    from lintel.frontends.mcp.navtools import NAV_TOOLS
+    from lintel.frontends.mcp.tools import TOOLS
+
+    log = tmp_path / "importtime.txt"
+    with log.open("wb") as errors:  # a file, not a pipe: the listing could fill a pipe nobody reads yet
+        proc = subprocess.Popen(
+            [sys.executable, "-X", "importtime", "-m", "lintel", "mcp", "--root", str(tmp_path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            cwd=tmp_path,
+        )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    messages = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+    ]
+    try:
+        proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+        proc.stdin.flush()
+        answers: dict[Any, dict[str, Any]] = {}
+        while 1 not in answers:
+            line = proc.stdout.readline()
+            assert line, f"the server closed its output; answered so far: {sorted(map(str, answers))}"
+            message = json.loads(line)
+            answers[message.get("id")] = message
+        proc.communicate(timeout=60)  # end of input: the server exits
+    finally:
+        proc.kill()
+        proc.wait()
+    names = [tool.name for tool in TOOLS] + [tool.name for tool in NAV_TOOLS]
+    assert [tool["name"] for tool in answers[1]["result"]["tools"]] == names
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    imported = {m.group("module") for line in lines if (m := _IMPORT_LINE.match(line))}
+    assert "lintel.frontends.mcp.navtools" in imported, "the guard sees the imports"
+    relayed = {name for name in imported if name.startswith(("lsprotocol", "lintel.frontends.relay"))}
+    assert not relayed, sorted(relayed)
+    assert "lintel.frontends.mcp.servers" not in imported

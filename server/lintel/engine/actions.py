@@ -26,7 +26,7 @@ from lintel.engine.discover import Discovery, describe, discover, nearest_above
 from lintel.engine.edits import RangeEdit, TextReplace
 from lintel.engine.scripts import run_script, script_command
 from lintel.languages import LANGUAGES, CheckName, Project, Registry
-from lintel.languages.testselect import Selection
+from lintel.languages.base import Selection
 
 if TYPE_CHECKING:
     from lintel.engine.coverage import CoverageStore

@@ -26,7 +26,7 @@ from lintel.engine.testruns import nothing_to_rerun
 from lintel.engine.validators import ValidateResult, run_validators
 from lintel.engine.validators import select as select_validators
 from lintel.languages import CheckName, Project
-from lintel.languages.testselect import Selection
+from lintel.languages.base import Selection
 
 OnStart = Callable[[int], None]
 

@@ -29,7 +29,7 @@ from lintel.frontends.report import RENDERERS, CheckReport, ProjectEntry
 from lintel.frontends.report.files import OutputError, writable, write
 from lintel.frontends.report.publish import present
 from lintel.languages import CHECKS, CheckName, Project
-from lintel.languages.coverage.base import COVERAGE_CHECK
+from lintel.languages.base import COVERAGE_CHECK
 
 if TYPE_CHECKING:
     from lintel.engine.baseline import Baseline

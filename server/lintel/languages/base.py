@@ -23,6 +23,8 @@ from lintel.languages.parsers.base import ParserFamily
 
 CheckName = Literal["lint", "typecheck", "test", "format"]
 CHECKS: tuple[CheckName, ...] = get_args(CheckName)
+# The check a coverage run reports as (its RunResult's `check`), beside the four a language declares.
+COVERAGE_CHECK = "coverage"
 # The checks the server runs on one file (lint and format check on open, save and change).
 FileCheckName = Literal["lint", "format"]
 

@@ -8,21 +8,29 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from lintel.engine import actions
 from lintel.frontends.mcp.navedit import plan_workspace_edit, unified_diff, write_changes
-from lintel.frontends.mcp.servers import AgentServers
 from lintel.frontends.mcp.tools import Answer
 from lintel.frontends.mcp.workspace import Workspace
+
+if TYPE_CHECKING:
+    from lintel.frontends.mcp.servers import AgentServers
 
 SHOWN = 20  # items listed in a summary
 KEPT = 500  # items kept in a structured answer
 HOVER_CHARS = 2000
 DIFF_LINES = 120  # of a dry run's diff, in the summary
+
+# The methods asked, by name: lsprotocol (with the relay) loads with the first tool call, not with the tool list.
+_DOCUMENT_SYMBOL = "textDocument/documentSymbol"
+_DEFINITION = "textDocument/definition"
+_REFERENCES = "textDocument/references"
+_HOVER = "textDocument/hover"
+_RENAME = "textDocument/rename"
 
 __all__ = ["NAV_BY_NAME", "NAV_TOOLS", "NavArgs", "NavTool", "find_symbol", "word_occurrence"]
 
@@ -88,7 +96,7 @@ def _list_schema(key: str, item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-Run = Callable[[AgentServers, NavArgs], Awaitable[Answer]]
+Run = Callable[["AgentServers", NavArgs], Awaitable[Answer]]
 
 
 @dataclass(frozen=True)
@@ -211,7 +219,7 @@ async def _where(servers: AgentServers, args: NavArgs) -> Where:
     if symbol is not None:
         if line is not None or column is not None:
             raise actions.invalid("pass either symbol, or line and column, not both")
-        found = await servers.request(path, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, {})
+        found = await servers.request(path, _DOCUMENT_SYMBOL, {})
         at_line, at_column = find_symbol(found, lines, symbol, shown)
         return Where(folder, path, at_line, at_column)
     if line is None or column is None:
@@ -310,7 +318,7 @@ def _at(where: Where) -> str:
 
 async def find_definition(servers: AgentServers, args: NavArgs) -> Answer:
     where = await _where(servers, args)
-    result = await servers.request(where.path, types.TEXT_DOCUMENT_DEFINITION, _position(where))
+    result = await servers.request(where.path, _DEFINITION, _position(where))
     found = locations(servers, result)
     head = f"{_plural(len(found), 'definition')} of {_at(where)}" if found else f"no definition found at {_at(where)}"
     return _listing(head, "locations", found)
@@ -320,7 +328,7 @@ async def find_references(servers: AgentServers, args: NavArgs) -> Answer:
     where = await _where(servers, args)
     include = args.get("include_declaration")
     params = {**_position(where), "context": {"includeDeclaration": True if include is None else include}}
-    result = await servers.request(where.path, types.TEXT_DOCUMENT_REFERENCES, params)
+    result = await servers.request(where.path, _REFERENCES, params)
     found = locations(servers, result)
     return _listing(f"{_plural(len(found), 'reference')} to {_at(where)}", "locations", found)
 
@@ -338,7 +346,7 @@ def hover_text(contents: Any) -> str:
 
 async def hover(servers: AgentServers, args: NavArgs) -> Answer:
     where = await _where(servers, args)
-    result = await servers.request(where.path, types.TEXT_DOCUMENT_HOVER, _position(where))
+    result = await servers.request(where.path, _HOVER, _position(where))
     text = hover_text(result.get("contents")) if isinstance(result, dict) else ""
     structured: dict[str, Any] = {"file": _shown(where.folder, where.path), "line": where.line + 1}
     structured.update(column=where.column + 1, contents=text)
@@ -349,12 +357,14 @@ async def hover(servers: AgentServers, args: NavArgs) -> Answer:
 
 
 def _symbol_record(servers: AgentServers, symbol: dict[str, Any], container: str | None, uri: str) -> dict[str, Any]:
+    from lsprotocol.types import SymbolKind  # loaded already: the relay that answered imports it
+
     location = symbol.get("location") if isinstance(symbol.get("location"), dict) else None
     own_uri = location.get("uri", uri) if location is not None else uri
     start = _start(symbol) or (0, 0)
     shown, _ = _uri_shown(servers, own_uri)
     kind = symbol.get("kind")
-    kinds = {k.value: k.name for k in types.SymbolKind}
+    kinds = {k.value: k.name for k in SymbolKind}
     record: dict[str, Any] = {
         "name": symbol["name"],
         "kind": kinds.get(kind, str(kind)) if isinstance(kind, int) else str(kind),
@@ -369,7 +379,7 @@ def _symbol_record(servers: AgentServers, symbol: dict[str, Any], container: str
 
 async def document_symbols(servers: AgentServers, args: NavArgs) -> Answer:
     folder, path = actions.inside(servers.host.folders, args.get("file"), what="file")
-    result = await servers.request(path, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, {})
+    result = await servers.request(path, _DOCUMENT_SYMBOL, {})
     uri = path.as_uri()
     found = [_symbol_record(servers, s, c, uri) for s, c in _flatten(result)]
     return _listing(f"{_plural(len(found), 'symbol')} in {_shown(folder, path)}", "symbols", found)
@@ -388,7 +398,7 @@ async def workspace_symbols(servers: AgentServers, args: NavArgs) -> Answer:
 async def rename_symbol(servers: AgentServers, args: NavArgs) -> Answer:
     where = await _where(servers, args)
     new_name, dry_run = args.get("new_name"), bool(args.get("dry_run"))
-    edit = await servers.request(where.path, types.TEXT_DOCUMENT_RENAME, {**_position(where), "newName": new_name})
+    edit = await servers.request(where.path, _RENAME, {**_position(where), "newName": new_name})
     if not isinstance(edit, dict):
         raise actions.failed(f"the language server renames nothing at {_at(where)}")
     changes = plan_workspace_edit(edit, [f.root for f in servers.host.folders])

@@ -18,7 +18,7 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
@@ -27,14 +27,17 @@ from mcp.shared.message import SessionMessage
 
 from lintel import __version__
 from lintel.core.fsnames import backslashed, utf8_only
+from lintel.core.results import RunResult
 from lintel.engine import actions
-from lintel.engine.actions import ActionError
+from lintel.engine.actions import ActionError, Folder
 from lintel.frontends.mcp.navtools import NAV_BY_NAME, NAV_TOOLS
-from lintel.frontends.mcp.servers import AgentServers
 from lintel.frontends.mcp.tools import BY_NAME, TOOLS, Answer, find
 from lintel.frontends.mcp.wire import CheckedLines, wire_stdin
 from lintel.frontends.mcp.workspace import Host, Workspace
 from lintel.runtime.process import KILL_GRACE
+
+if TYPE_CHECKING:
+    from lintel.frontends.mcp.servers import AgentServers
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +100,7 @@ class Calls:
     def __init__(self) -> None:
         self.running: set[asyncio.Task[Any]] = set()
         self._stopping: asyncio.Task[None] | None = None
-        self.servers: AgentServers | None = None  # the child language servers, killed on the way out
+        self.servers: Navigation | None = None  # the child language servers, killed on the way out
 
     def stop_on_signal(self, sig: signal.Signals) -> None:
         log.info("%s received: stopping %d running call(s)", sig.name, len(self.running))
@@ -129,8 +132,35 @@ class Listed(Protocol):
     def output_schema(self) -> dict[str, Any]: ...
 
 
-def build(host: Host, calls: Calls, servers: AgentServers | None = None) -> Server[Any]:
-    navigation = servers if servers is not None else AgentServers(host)
+class Navigation:
+    """The child language servers (lintel.frontends.mcp.servers.AgentServers), made on first use: the relay and
+    lsprotocol load with the first navigation tool or proposed text, not before `initialize` is answered."""
+
+    def __init__(self, host: Host, made: AgentServers | None = None) -> None:
+        self._host = host
+        self._made = made
+
+    def get(self) -> AgentServers:
+        if self._made is None:
+            from lintel.frontends.mcp.servers import AgentServers
+
+            self._made = AgentServers(self._host)
+        return self._made
+
+    async def server_diagnostics(self, folder: Folder, file: Path, text: str) -> RunResult | None:
+        return await self.get().server_diagnostics(folder, file, text)
+
+    def kill_all(self) -> None:
+        if self._made is not None:
+            self._made.kill_all()
+
+    async def stop(self) -> None:
+        if self._made is not None:
+            await self._made.stop()
+
+
+def build(host: Host, calls: Calls, servers: AgentServers | Navigation | None = None) -> Server[Any]:
+    navigation = servers if isinstance(servers, Navigation) else Navigation(host, servers)
     calls.servers = navigation
     host.servers = navigation
 
@@ -159,7 +189,7 @@ def build(host: Host, calls: Calls, servers: AgentServers | None = None) -> Serv
             if nav is not None:
                 nav_args = nav.parse(params.arguments)
                 host.refresh()
-                return answer_result(await nav.call(navigation, nav_args))
+                return answer_result(await nav.call(navigation.get(), nav_args))
             if params.name not in BY_NAME:
                 offered = ", ".join(sorted({*BY_NAME, *NAV_BY_NAME}))
                 raise actions.invalid(f"unknown tool {params.name!r}; lintel offers: {offered}")
@@ -198,7 +228,7 @@ async def serve(root: Path, *, trusted: bool) -> None:
     if not trusted:
         log.warning("%s is not trusted (--untrusted): lintel runs no tools there", root)
     calls = Calls()
-    servers = AgentServers(host)
+    servers = Navigation(host)
     atexit.register(servers.kill_all)  # no child outlives lintel, however it ends
     server = build(host, calls, servers)
     loop = asyncio.get_running_loop()

@@ -11,6 +11,7 @@ from lintel.core.results import RunResult
 from lintel.core.runenv import run_environment
 
 # Declared beside LanguageSpec, which holds a CoverageSupport; named here too, where the readers look for them.
+from lintel.languages.base import COVERAGE_CHECK as COVERAGE_CHECK
 from lintel.languages.base import CoverageHost as CoverageHost
 from lintel.languages.base import CoverageSupport as CoverageSupport
 from lintel.languages.base import Measure as Measure
@@ -22,8 +23,6 @@ from lintel.languages.coverage.model import FileCoverage
 from lintel.runtime.process import PARSE_CAP_BYTES, ProcessResult, ProcessStartError, run_process
 
 log = logging.getLogger(__name__)
-
-COVERAGE_CHECK = "coverage"
 
 
 class CoverageUnsupported(Exception):

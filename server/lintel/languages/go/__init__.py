@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec
-from lintel.languages.coverage.base import CoverageSupport
-from lintel.languages.go import coverage, testfind, testselect, tools
+from lintel.languages.base import CoverageSupport, IssueSource, LanguageSpec, ServerSpec, TestSelection
+from lintel.languages.deferred import deferred
+from lintel.languages.go import tools
 from lintel.languages.manifests import GO_WORK
 from lintel.languages.parsers.base import Parser, ParserFamily
-from lintel.languages.testselect.base import TestSelection
+
+# Loaded on first use (`deferred`): a lint loads the languages, not what finding, selecting and measuring tests needs.
+_TESTSELECT = "lintel.languages.go.testselect"
+_TESTFIND = "lintel.languages.go.testfind"
+_COVERAGE = "lintel.languages.go.coverage"
 
 
 def _parsers() -> Mapping[str, Parser]:
@@ -44,6 +48,8 @@ LANGUAGE = LanguageSpec(
         "golangci-lint": IssueSource("utf-8", "nolint"),
         **dict.fromkeys(("go vet", "go test", "go build", "gofmt", "gopls"), IssueSource("utf-8")),
     },
-    tests=TestSelection(testselect.select, testselect.select_path, testfind.discover),
-    coverage=CoverageSupport(coverage.measure, coverage.refine),
+    tests=TestSelection(
+        deferred(_TESTSELECT, "select"), deferred(_TESTSELECT, "select_path"), deferred(_TESTFIND, "discover")
+    ),
+    coverage=CoverageSupport(deferred(_COVERAGE, "measure"), deferred(_COVERAGE, "refine")),
 )

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec
-from lintel.languages.coverage.base import CoverageSupport
-from lintel.languages.node import coverage, intent, scripts, testfind, testselect, tools
+from lintel.languages.base import CoverageSupport, IssueSource, LanguageSpec, ServerSpec, TestSelection
+from lintel.languages.deferred import deferred
+from lintel.languages.node import intent, scripts, tools
 from lintel.languages.parsers.base import Parser, ParserFamily
-from lintel.languages.testselect.base import TestSelection
 
 _PARSER_NAMES = (
     "eslint",
@@ -25,6 +24,12 @@ _PARSER_NAMES = (
     "node-lint-auto",
     "prettier",
 )
+
+
+# Loaded on first use (`deferred`): a lint loads the languages, not what finding, selecting and measuring tests needs.
+_TESTSELECT = "lintel.languages.node.testselect"
+_TESTFIND = "lintel.languages.node.testfind"
+_COVERAGE = "lintel.languages.node.coverage"
 
 
 def _parsers() -> Mapping[str, Parser]:
@@ -77,7 +82,9 @@ LANGUAGE = LanguageSpec(
         "tsc": IssueSource("utf-16", "ts-expect-error"),
         **dict.fromkeys(("prettier", "node --test", "jest", "vitest"), IssueSource("utf-16")),
     },
-    tests=TestSelection(testselect.select, testselect.select_path, testfind.discover),
-    coverage=CoverageSupport(coverage.measure, coverage.refine),
+    tests=TestSelection(
+        deferred(_TESTSELECT, "select"), deferred(_TESTSELECT, "select_path"), deferred(_TESTFIND, "discover")
+    ),
+    coverage=CoverageSupport(deferred(_COVERAGE, "measure"), deferred(_COVERAGE, "refine")),
     script_command=scripts.script_command,
 )

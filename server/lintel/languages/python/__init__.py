@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec, TestCollector
-from lintel.languages.coverage.base import CoverageSupport
+from lintel.languages.base import CoverageSupport, IssueSource, LanguageSpec, ServerSpec, TestCollector, TestSelection
+from lintel.languages.deferred import deferred
 from lintel.languages.parsers.base import Parser, ParserFamily
-from lintel.languages.python import coverage, intent, testfind, testselect, tools
-from lintel.languages.testselect.base import TestSelection
+from lintel.languages.python import intent, tools
+
+# Loaded on first use (`deferred`): a lint loads the languages, not what finding, selecting and measuring tests needs.
+_TESTSELECT = "lintel.languages.python.testselect"
+_TESTFIND = "lintel.languages.python.testfind"
+_COVERAGE = "lintel.languages.python.coverage"
 
 
 def _parsers() -> Mapping[str, Parser]:
@@ -68,10 +72,10 @@ LANGUAGE = LanguageSpec(
         **dict.fromkeys(("pyright", "basedpyright"), IssueSource("utf-16", "pyright-ignore")),
     },
     tests=TestSelection(
-        testselect.select,
-        testselect.select_path,
-        testfind.discover,
-        TestCollector(testfind.COLLECT_ARGS, testfind.collected),
+        deferred(_TESTSELECT, "select"),
+        deferred(_TESTSELECT, "select_path"),
+        deferred(_TESTFIND, "discover"),
+        TestCollector(tools.COLLECT_ARGS, deferred(_TESTFIND, "collected")),
     ),
-    coverage=CoverageSupport(coverage.measure),
+    coverage=CoverageSupport(deferred(_COVERAGE, "measure")),
 )

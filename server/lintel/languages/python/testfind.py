@@ -351,11 +351,6 @@ class _Reader:
         )
 
 
-# `--verbosity=-1` sets what `-q` gives however many `-q` or `-v` the command and addopts hold: one node id a line;
-# without pytest-randomly (where installed) the cases come in their declared order.
-COLLECT_ARGS = ("--collect-only", "--verbosity=-1", "-p", "no:randomly")
-
-
 def collected(project: Project, stdout: str) -> list[Collected] | None:
     """The node ids `pytest --collect-only -q` printed (each under its function: `test_p[1]` is `test_p`'s);
     None when it printed none it could have."""

@@ -333,3 +333,9 @@ def _ini_section(path: Path, section: str) -> Mapping[str, str] | None:
     if not parser.has_section(section):
         return None
     return dict(parser.items(section))
+
+
+# How pytest lists the tests (`testfind.collected` reads it), kept here so naming it loads no test finding.
+# `--verbosity=-1` sets what `-q` gives however many `-q` or `-v` the command and addopts hold: one node id a line;
+# without pytest-randomly (where installed) the cases come in their declared order.
+COLLECT_ARGS = ("--collect-only", "--verbosity=-1", "-p", "no:randomly")

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lintel.languages.base import IssueSource, LanguageSpec, ServerSpec
-from lintel.languages.coverage.base import CoverageSupport
+from lintel.languages.base import CoverageSupport, IssueSource, LanguageSpec, ServerSpec, TestSelection
+from lintel.languages.deferred import deferred
 from lintel.languages.parsers.base import Parser, ParserFamily
-from lintel.languages.rust import testfind, testselect, tools
-from lintel.languages.testselect.base import TestSelection
+from lintel.languages.rust import tools
+
+# Loaded on first use (`deferred`): a lint loads the languages, not what finding, selecting and measuring tests needs.
+_TESTSELECT = "lintel.languages.rust.testselect"
+_TESTFIND = "lintel.languages.rust.testfind"
 
 
 def _parsers() -> Mapping[str, Parser]:
@@ -47,7 +50,9 @@ LANGUAGE = LanguageSpec(
     parsers=ParserFamily(("clippy", "cargo-check", "cargo-test", "rustfmt"), _parsers),
     # rustc counts columns in characters, lintel's default unit; clippy's lints and rustc's are allowed on the item.
     sources=dict.fromkeys(("clippy", "rustc"), IssueSource(suppression="rust-allow")),
-    tests=TestSelection(testselect.select, testselect.select_path, testfind.discover),
+    tests=TestSelection(
+        deferred(_TESTSELECT, "select"), deferred(_TESTSELECT, "select_path"), deferred(_TESTFIND, "discover")
+    ),
     coverage=CoverageSupport(
         None,
         unsupported="cargo llvm-cov needs rustup's llvm-tools component and tarpaulin a long source build; "
