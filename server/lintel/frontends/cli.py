@@ -8,6 +8,7 @@ Thin, and light: it parses the arguments and imports only what the command needs
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import logging
 import sys
@@ -36,6 +37,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+@functools.cache  # built once a process (and once in the warm lintel, for every command it forks)
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="lintel", description="Lint, typecheck and test Go, Rust, Node and Python.")
     parser.add_argument("--version", action="version", version=f"lintel {__version__}")

@@ -36,6 +36,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = os.environ
     if wanted(args, env):
         code = _through_warm(args, env)
+        if code is not None and argv is None:
+            # The entry point, its command done elsewhere: nothing of this process's own is left to clean up, and
+            # ending now spares the interpreter's teardown.
+            os._exit(code)
         if code is not None:
             return code
     return _in_process([a for a in args if a != NO_DAEMON_FLAG])

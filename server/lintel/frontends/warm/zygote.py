@@ -286,8 +286,10 @@ def preload() -> None:
         except ImportError as exc:  # an optional extra (the MCP SDK) not installed
             log.info("not preloaded: %s (%s)", name, exc)
     from lintel.engine.config import LintelConfig
+    from lintel.frontends.cli import build_parser
     from lintel.frontends.lsp.wiring import create_server
 
+    build_parser()
     LintelConfig()
     create_server()  # resolves lsprotocol's forward references once, for every server forked after
 
