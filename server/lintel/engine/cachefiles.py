@@ -176,7 +176,8 @@ def _walk(root: Path, base: Path) -> list[tuple[str, str]] | None:
         digest = file_hash(root)
         return None if digest is None else [(str(root), digest)]
     out: list[tuple[str, str]] = []
-    for folder, dirs, files in os.walk(root):
+    unreadable: list[OSError] = []
+    for folder, dirs, files in os.walk(root, onerror=unreadable.append):
         dirs[:] = sorted(d for d in dirs if not _skipped(Path(folder, d)))
         for name in sorted(files):
             path = Path(folder, name)
@@ -184,10 +185,16 @@ def _walk(root: Path, base: Path) -> list[tuple[str, str]] | None:
             if digest is None:
                 return None
             out.append((str(path), digest))
-    return out
+    # A folder that cannot be read is content unknown: no key (the tool runs, and says what it can read).
+    return None if unreadable else out
 
 
 def _skipped(folder: Path) -> bool:
     """A folder a walk does not enter: SKIPPED, or a virtualenv (its installed packages count through the
-    interpreter's identity, engine.cachekey)."""
-    return folder.name in SKIPPED or (folder / "pyvenv.cfg").is_file()
+    interpreter's identity, engine.cachekey). One that cannot be looked into is entered: the walk reports it."""
+    if folder.name in SKIPPED:
+        return True
+    try:
+        return (folder / "pyvenv.cfg").is_file()
+    except OSError:
+        return False

@@ -113,7 +113,8 @@ class ResultCache:
             return None
         except Exception as exc:  # a corrupt or foreign entry is a miss, and goes
             log.info("cache entry %s unreadable (%r): removed", path, exc)
-            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # not ours to remove either
+                path.unlink(missing_ok=True)
             return None
         with contextlib.suppress(OSError):
             os.utime(path)  # recently used: the last to go when the cache is pruned
@@ -253,10 +254,13 @@ async def _run_probe(binary: str, args: Sequence[str]) -> str | None:
 
 
 def _entries(folder: Path) -> list[tuple[Path, int, int]]:
+    """The stored entries (path, size, mtime); those lintel may not read are not its to count or prune."""
     out: list[tuple[Path, int, int]] = []
-    if not folder.is_dir():
+    try:
+        paths = list(folder.glob("*/*.json.z")) if folder.is_dir() else []
+    except OSError:  # a cache folder of another user's, or unreadable
         return out
-    for path in folder.glob("*/*.json.z"):
+    for path in paths:
         with contextlib.suppress(OSError):
             stat = path.stat()
             out.append((path, stat.st_size, stat.st_mtime_ns))
